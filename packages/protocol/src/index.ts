@@ -6,3 +6,4 @@ export * from './ids.js';
 export * from './packets.js';
 export * from './telemetry.js';
 export * from './frames-file.js';
+export * from './crop.js';

@@ -6,4 +6,5 @@ export * from './ids.js';
 export * from './packets.js';
 export * from './telemetry.js';
 export * from './frames-file.js';
+export * from './schemas.js';
 export * from './crop.js';

@@ -1,0 +1,238 @@
+/**
+ * JSON schemas (TypeBox) for request bodies and resources. The server validates with them, the
+ * OpenAPI document is generated from them, and the TypeScript types are derived from them, so the
+ * three cannot drift. `x-error-code` names the spec's error code for a field whose failure has its
+ * own code (e.g. `platform` → `invalid_platform`); every other failure is `validation_error`.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { USER_REF_PATTERN, VERSION_STRING_PATTERN, SHA256_HEX_PATTERN } from './limits.js';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Num = (o: object = {}) => Type.Number(o);
+
+export const UserRef = Type.String({ pattern: USER_REF_PATTERN, minLength: 1, maxLength: 64 });
+export const VersionString = Type.String({ pattern: VERSION_STRING_PATTERN, minLength: 1, maxLength: 64 });
+
+export const Quality = Type.Object({
+  level: Type.Union([Type.Literal('good'), Type.Literal('fair'), Type.Literal('poor')]),
+  score: Num({ minimum: 0, maximum: 1 }),
+  usable: Type.Boolean(),
+});
+
+export const HeartRate = Type.Object({
+  value: Num({ minimum: 20, maximum: 250 }),
+  unit: Type.Literal('bpm'),
+  confidence: Type.Optional(Num({ minimum: 0, maximum: 1 })),
+});
+export const Cardiac = Type.Object({ heartRate: Nullable(HeartRate) });
+export const Hrv = Type.Object({
+  sdnnMs: Num({ minimum: 0, maximum: 1000 }),
+  rmssdMs: Num({ minimum: 0, maximum: 1000 }),
+  pnn50Pct: Num({ minimum: 0, maximum: 100 }),
+  confidence: Type.Optional(Num({ minimum: 0, maximum: 1 })),
+});
+export const BreathingRate = Type.Object({
+  value: Num({ minimum: 1, maximum: 80 }),
+  unit: Type.Literal('brpm'),
+  confidence: Type.Optional(Num({ minimum: 0, maximum: 1 })),
+});
+export const Respiratory = Type.Object({ breathingRate: Nullable(BreathingRate) });
+export const StressLevel = Type.Union([
+  Type.Literal('low'),
+  Type.Literal('moderate'),
+  Type.Literal('high'),
+  Type.Literal('very_high'),
+]);
+export const Stress = Type.Object({ index: Num({ minimum: 0 }), level: StressLevel, unit: Type.Literal('index') });
+export const BloodPressure = Type.Object({
+  systolicMmHg: Num({ minimum: 40, maximum: 260 }),
+  diastolicMmHg: Num({ minimum: 20, maximum: 200 }),
+  unit: Type.Literal('mmHg'),
+  confidence: Num({ minimum: 0, maximum: 1 }),
+  tier: Type.Literal('beta'),
+});
+export const Spo2 = Type.Object({
+  value: Num({ minimum: 50, maximum: 100 }),
+  unit: Type.Literal('%'),
+  confidence: Num({ minimum: 0, maximum: 1 }),
+  tier: Type.Literal('beta'),
+});
+export const Raw = Type.Object({
+  rrIntervalsMs: Type.Array(Num(), { maxItems: 20000 }),
+  ppgSignal: Type.Array(Num(), { maxItems: 100000 }),
+  sampleRateHz: Num({ exclusiveMinimum: 0, maximum: 1000 }),
+});
+
+/** Body of POST /sdk/v1/measurements. Only `source` is required. */
+export const MeasurementSubmission = Type.Object(
+  {
+    source: Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z][a-z0-9_]*$' }),
+    durationSec: Type.Optional(Num({ minimum: 0, maximum: 3600 })),
+    isComplete: Type.Optional(Type.Boolean()),
+    sdkVersion: Type.Optional(VersionString),
+    modelsVersion: Type.Optional(VersionString),
+    quality: Type.Optional(Quality),
+    cardiac: Type.Optional(Cardiac),
+    hrv: Type.Optional(Nullable(Hrv)),
+    respiratory: Type.Optional(Respiratory),
+    stress: Type.Optional(Nullable(Stress)),
+    bloodPressure: Type.Optional(Nullable(BloodPressure)),
+    spo2: Type.Optional(Nullable(Spo2)),
+    userRef: Type.Optional(UserRef),
+    includeAdvanced: Type.Optional(Type.Boolean()),
+    raw: Type.Optional(Raw),
+  },
+  { additionalProperties: true },
+);
+export type MeasurementSubmission = Static<typeof MeasurementSubmission>;
+
+/** The stored measurement as returned (spec: Resources, Measurement). */
+export const Measurement = Type.Object({
+  id: Type.String(),
+  keyId: Type.String(),
+  requestId: Type.String(),
+  userRef: Type.Optional(Type.String()),
+  origin: Type.Union([Type.Literal('on_device'), Type.Literal('cloud')]),
+  attested: Type.Boolean(),
+  source: Type.String(),
+  createdAt: Type.Integer(),
+  durationSec: Type.Optional(Num()),
+  isComplete: Type.Optional(Type.Boolean()),
+  sdkVersion: Type.Optional(Type.String()),
+  modelsVersion: Type.Optional(Type.String()),
+  quality: Type.Optional(Quality),
+  cardiac: Type.Optional(Cardiac),
+  hrv: Type.Optional(Nullable(Hrv)),
+  respiratory: Type.Optional(Respiratory),
+  stress: Type.Optional(Nullable(Stress)),
+  bloodPressure: Type.Optional(Nullable(BloodPressure)),
+  spo2: Type.Optional(Nullable(Spo2)),
+  emotion: Type.Optional(Type.Unknown()),
+  gaze: Type.Optional(Type.Unknown()),
+  raw: Type.Optional(Raw),
+  assessment: Type.Optional(Type.Unknown()),
+});
+export type Measurement = Static<typeof Measurement>;
+export type MeasurementRaw = Static<typeof Raw>;
+
+export const JobStatus = Type.Union(
+  ['pending', 'queued', 'running', 'completed', 'aborted', 'failed', 'expired'].map((s) => Type.Literal(s)),
+);
+export const CloudJob = Type.Object({
+  jobId: Type.String(),
+  mode: Type.Union([Type.Literal('batch_frames'), Type.Literal('batch_video'), Type.Literal('stream')]),
+  status: JobStatus,
+  createdAt: Type.Integer(),
+  startedAt: Type.Optional(Type.Integer()),
+  finishedAt: Type.Optional(Type.Integer()),
+  framesProcessed: Type.Integer(),
+  secondsProcessed: Num(),
+  measurementId: Type.Optional(Type.String()),
+  measurement: Type.Optional(Measurement),
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+  userRef: Type.Optional(Type.String()),
+  clientRef: Type.Optional(Type.String()),
+  stats: Type.Optional(Type.Unknown()),
+});
+export type CloudJob = Static<typeof CloudJob>;
+
+export const UserSummary = Type.Object({
+  userRef: Type.String(),
+  measurements: Type.Integer(),
+  firstSeenAt: Type.Integer(),
+  lastSeenAt: Type.Integer(),
+  avgQuality: Nullable(Num()),
+});
+
+export const BaselineMetric = Type.Object({
+  median: Num(),
+  mad: Num(),
+  low: Num(),
+  high: Num(),
+  unit: Type.String(),
+  samples: Type.Integer(),
+});
+export const Baseline = Type.Object({
+  userRef: Type.String(),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('insufficient_data')]),
+  windowDays: Type.Integer(),
+  minSamples: Type.Integer(),
+  sampleCount: Type.Integer(),
+  metrics: Type.Record(Type.String(), BaselineMetric),
+  disclaimers: Type.Array(Type.String()),
+});
+
+export const UsageLogRow = Type.Object({
+  id: Type.String(),
+  time: Type.Integer(),
+  endpoint: Type.String(),
+  method: Type.String(),
+  status: Type.Union([Type.Literal('success'), Type.Literal('unauthorized'), Type.Literal('rate_limited')]),
+  latencyMs: Nullable(Type.Integer()),
+  requestId: Type.String(),
+  error: Nullable(Type.String()),
+  errorCode: Nullable(Type.String()),
+  qualityLevel: Nullable(Type.String()),
+});
+
+export const SessionCreate = Type.Object(
+  {
+    platform: Type.String({ enum: ['web', 'ios', 'android'], 'x-error-code': 'invalid_platform' }),
+    durationSec: Type.Number({ minimum: 20, maximum: 180, 'x-error-code': 'invalid_duration' }),
+    consent: Type.Boolean({ const: true, 'x-error-code': 'consent_required' }),
+    userRef: Type.Optional(UserRef),
+    features: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
+    clientRef: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: true },
+);
+export type SessionCreate = Static<typeof SessionCreate>;
+
+export const Session = Type.Object({
+  sessionToken: Type.String(),
+  sessionId: Type.String(),
+  wsUrl: Type.String(),
+  maxDurationSec: Type.Integer(),
+  frameSpec: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const PresignRequest = Type.Object(
+  {
+    kind: Type.String({ enum: ['frames', 'video'], 'x-error-code': 'invalid_kind' }),
+    contentType: Type.Optional(Type.String({ maxLength: 100, 'x-error-code': 'invalid_content_type' })),
+  },
+  { additionalProperties: true },
+);
+export const Upload = Type.Object({
+  uploadUrl: Type.String(),
+  objectKey: Type.String(),
+  expiresAt: Type.Integer(),
+  contentType: Type.String(),
+  maxBytes: Type.Integer(),
+});
+
+export const JobCreate = Type.Object(
+  {
+    objectKey: Type.String({ minLength: 1, maxLength: 200 }),
+    kind: Type.String({ enum: ['frames', 'video'], 'x-error-code': 'invalid_kind' }),
+    sha256: Type.String({ pattern: SHA256_HEX_PATTERN }),
+    idempotencyKey: Type.String({ minLength: 16, maxLength: 200 }),
+    platform: Type.Optional(Type.String({ enum: ['web', 'ios', 'android', 'server'] })),
+    features: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
+    consent: Type.Boolean({ const: true, 'x-error-code': 'consent_required' }),
+    webhookUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+    clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    userRef: Type.Optional(UserRef),
+    supersedes: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: true },
+);
+export type JobCreate = Static<typeof JobCreate>;
+
+export function envelopeOf<T extends TSchema>(data: T) {
+  return Type.Object({ ok: Type.Literal(true), data });
+}
+export const ErrorEnvelope = Type.Object({
+  ok: Type.Literal(false),
+  error: Type.Object({ code: Type.String(), message: Type.String() }),
+});

@@ -1,0 +1,153 @@
+/**
+ * `buildApp(ctx)` returns a ready Fastify app without listening (STYLE habit 3). Every response,
+ * errors and unknown routes included, carries `X-Request-Id` and the envelope.
+ */
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import { isErrorCode, newRequestId, ERROR_STATUS } from '@vitals/protocol';
+import { ApiError } from './errors.js';
+import { schemaCompiler } from './validation.js';
+import { SignatureLayer } from './auth/signature.js';
+import type { AppContext } from './context.js';
+import { measurementRoutes } from './routes/measurements.js';
+import { userRoutes } from './routes/users.js';
+import { logRoutes } from './routes/logs.js';
+import { authTestRoutes } from './routes/auth-test.js';
+import { publicRoutes } from './routes/public.js';
+
+export interface BuildOptions {
+  /** Pino logger options, or false for none (tests). */
+  logger?: boolean | Record<string, unknown>;
+  /** Extra route plugins (the streaming and batch tiers register themselves here). */
+  plugins?: Array<(app: FastifyInstance, ctx: AppContext, sig: SignatureLayer) => Promise<void>>;
+}
+
+export const SIGNED_BODY_LIMIT = 2 * 1024 * 1024;
+
+export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    // Fastify's own request lines log the concrete URL; ours (onResponse) log the route pattern.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => newRequestId(),
+    bodyLimit: SIGNED_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(schemaCompiler);
+
+  app.decorateRequest('rawBody', undefined);
+  app.decorateRequest('auth', undefined);
+  app.decorateRequest('arrivedAt', 0);
+  app.decorateRequest('usageQualityLevel', undefined);
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.arrivedAt = ctx.clock.now();
+    reply.header('X-Request-Id', String(req.id));
+  });
+
+  // Bodies are kept as the exact bytes received: the signature covers them, and JSON is parsed
+  // only after the signature layer has ruled (so a garbage body from a stranger is a 401, not a 400).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  await app.register(cors, {
+    origin: true,
+    methods: ['GET', 'POST', 'PUT', 'OPTIONS'],
+    allowedHeaders: ['content-type', 'x-key-id', 'x-timestamp', 'x-nonce', 'x-signature', 'authorization'],
+    exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    maxAge: 600,
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vital-Signs Measurement Service',
+        version: ctx.config.version,
+        description: 'Generated from the route schemas; see docs/ for the prose.',
+      },
+      components: {
+        securitySchemes: {
+          NCS1: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-signature',
+            description:
+              'NCS1: headers x-key-id, x-timestamp, x-nonce, x-signature = Base64(HMAC-SHA256(hex(SHA-256(secret)), canonical string)).',
+          },
+        },
+      },
+    },
+  });
+
+  const sig = new SignatureLayer(ctx);
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.signed) return;
+    const pre = route.preValidation ? [route.preValidation].flat() : [];
+    route.preValidation = [sig.verify, parseJsonBody, ...pre];
+    route.schema = { ...(route.schema ?? {}), security: [{ NCS1: [] }] };
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    await sig.recordSuccess(req, reply);
+    return payload;
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    if (!opts.logger) return;
+    // Route pattern, never the concrete URL: upload URLs are credentials and must not be logged.
+    req.log.info(
+      { reqId: req.id, method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+  });
+
+  app.setNotFoundHandler((_req, reply) => {
+    void reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'no such route' } });
+  });
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    const { status, code, message, headers } = toWireError(err);
+    if (status >= 500) req.log.error({ err }, 'unhandled error');
+    void reply.code(status).headers(headers).send({ ok: false, error: { code, message } });
+  });
+
+  await publicRoutes(app, ctx);
+  await authTestRoutes(app, ctx);
+  await measurementRoutes(app, ctx);
+  await userRoutes(app, ctx);
+  await logRoutes(app, ctx);
+  for (const plugin of opts.plugins ?? []) await plugin(app, ctx, sig);
+
+  await app.ready();
+  return app;
+}
+
+/** preValidation step for signed JSON routes: parse the verified bytes. */
+async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<void> {
+  const raw = req.body;
+  if (!Buffer.isBuffer(raw)) return;
+  req.rawBody = raw;
+  if (raw.length === 0) {
+    req.body = undefined;
+    return;
+  }
+  const type = String(req.headers['content-type'] ?? '');
+  if (!type.includes('json')) throw new ApiError('validation_error', 'body must be application/json');
+  try {
+    req.body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('validation_error', 'body is not valid JSON');
+  }
+}
+
+/** The one mapper from any error to the wire (STYLE habit 1). */
+export function toWireError(err: unknown): { status: number; code: string; message: string; headers: Record<string, string> } {
+  if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+  const e = err as FastifyError;
+  if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return { status: 413, code: 'payload_too_large', message: 'request body too large', headers: {} };
+  if (typeof e?.code === 'string' && isErrorCode(e.code) && e.code !== 'internal_error')
+    return { status: ERROR_STATUS[e.code], code: e.code, message: e.message, headers: {} };
+  if (e?.validation || (e?.statusCode && e.statusCode >= 400 && e.statusCode < 500))
+    return { status: 400, code: 'validation_error', message: e.message ?? 'invalid request', headers: {} };
+  return { status: 500, code: 'internal_error', message: 'internal error', headers: {} };
+}

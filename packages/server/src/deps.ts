@@ -1,0 +1,40 @@
+/**
+ * The one place that picks adapters (STYLE habit 4): SQLite in the data dir by default, PostgreSQL
+ * when VITALS_DATABASE_URL is set.
+ */
+import path from 'node:path';
+import type { Config } from './config.js';
+import { systemClock, type Clock } from './clock.js';
+import { openDatabase, type DbHandle } from './store/db.js';
+import { migrateToLatest } from './store/migrate.js';
+import { serverSecret } from './store/settings.js';
+import { KeyCache, type AppContext } from './context.js';
+
+export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
+  return config.databaseUrl
+    ? openDatabase({ databaseUrl: config.databaseUrl, pgSchema: extra.pgSchema })
+    : openDatabase({ sqlitePath: path.join(config.dataDir, 'vitals.db') });
+}
+
+export async function createContext(
+  config: Config,
+  opts: { clock?: Clock; db?: DbHandle; migrate?: boolean } = {},
+): Promise<AppContext> {
+  const db = opts.db ?? openStore(config);
+  if (opts.migrate !== false) await migrateToLatest(db.db);
+  const ctx: AppContext = {
+    config,
+    clock: opts.clock ?? systemClock,
+    db,
+    keys: new KeyCache(db),
+    serverSecret: await serverSecret(db.db, config.serverSecret),
+    onClose: [],
+    publicUrl: config.publicUrl,
+  };
+  return ctx;
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  for (const fn of ctx.onClose.splice(0).reverse()) await fn();
+  await ctx.db.close();
+}

@@ -1,0 +1,54 @@
+/**
+ * Building the stored measurement. `origin` and `attested` are set here, never taken from the
+ * client (spec: What the service does); fields the client did not set stay absent (CLARIFICATIONS 4).
+ */
+import type { Measurement, MeasurementRaw, MeasurementSubmission } from '@vitals/protocol';
+import { ApiError } from '../errors.js';
+
+export type { Measurement, MeasurementRaw };
+
+const METRIC_FIELDS = ['cardiac', 'hrv', 'respiratory', 'stress', 'bloodPressure', 'spo2'] as const;
+
+/** True when any metric of a measurement-shaped object carries a value. */
+export function hasAnyMetric(m: Partial<Measurement>): boolean {
+  return Boolean(
+    m.cardiac?.heartRate || m.hrv || m.respiratory?.breathingRate || m.stress || m.bloodPressure || m.spo2,
+  );
+}
+
+export function fromSubmission(
+  body: MeasurementSubmission,
+  ids: { id: string; keyId: string; requestId: string; createdAt: number },
+): Measurement {
+  // A poor measurement carries no metrics (spec rule 1, CLARIFICATIONS 17).
+  if (body.quality?.level === 'poor' && hasAnyMetric(body)) {
+    throw new ApiError('validation_error', 'a measurement with quality.level "poor" must have every metric null');
+  }
+  const m: Measurement = {
+    id: ids.id,
+    keyId: ids.keyId,
+    requestId: ids.requestId,
+    origin: 'on_device',
+    attested: false,
+    source: body.source,
+    createdAt: ids.createdAt,
+  };
+  if (body.userRef !== undefined) m.userRef = body.userRef;
+  if (body.durationSec !== undefined) m.durationSec = body.durationSec;
+  if (body.isComplete !== undefined) m.isComplete = body.isComplete;
+  if (body.sdkVersion !== undefined) m.sdkVersion = body.sdkVersion;
+  if (body.modelsVersion !== undefined) m.modelsVersion = body.modelsVersion;
+  if (body.quality !== undefined) m.quality = body.quality;
+  for (const f of METRIC_FIELDS) {
+    if (body[f] !== undefined) (m as any)[f] = body[f];
+  }
+  return m;
+}
+
+/** The response view: raw only with the advanced opt-in, assessment only when asked for. */
+export function present(m: Measurement, raw: MeasurementRaw | null, opts: { advanced: boolean }): Measurement {
+  const out: Measurement = { ...m };
+  delete out.raw;
+  if (opts.advanced && raw) out.raw = raw;
+  return out;
+}

@@ -1,0 +1,14 @@
+/**
+ * Numbered migrations, applied in name order by Kysely's Migrator. Add a file `NNN-name.ts` and
+ * list it here; never edit a migration that has shipped.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m001 from './001-core.js';
+
+export const MIGRATIONS: Record<string, Migration> = {
+  '001-core': m001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

@@ -1,0 +1,30 @@
+/**
+ * Nonces are remembered in the database for the signature window so a replay fails across
+ * processes (spec: Authentication 2). The primary key makes "spend" atomic.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Records a nonce; false when it was already spent (and not yet expired). */
+export async function spendNonce(db: Kysely<Database>, keyId: string, nonce: string, now: number, ttlMs: number): Promise<boolean> {
+  const res = await db
+    .insertInto('nonces')
+    .values({ key_id: keyId, nonce, expires_at: now + ttlMs })
+    .onConflict((oc) => oc.columns(['key_id', 'nonce']).doNothing())
+    .executeTakeFirst();
+  if (Number(res.numInsertedOrUpdatedRows ?? 0) > 0) return true;
+  // A row exists: it is a replay unless it has expired, in which case it is taken over.
+  const taken = await db
+    .updateTable('nonces')
+    .set({ expires_at: now + ttlMs })
+    .where('key_id', '=', keyId)
+    .where('nonce', '=', nonce)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) > 0;
+}
+
+export async function sweepNonces(db: Kysely<Database>, now: number): Promise<number> {
+  const res = await db.deleteFrom('nonces').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

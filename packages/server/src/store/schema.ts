@@ -1,0 +1,91 @@
+/** Table types for Kysely. Timestamps are epoch milliseconds; booleans are 0/1 integers on both dialects. */
+
+export interface OrgsTable {
+  id: string;
+  name: string;
+  /** Organization token balance in micro-dollars. */
+  token_balance_micro: number;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  secret_sha256: string;
+  status: string; // active | disabled
+  mode: string; // live | test
+  features: string; // JSON array of allowed features
+  rate_limit_per_min: number;
+  quota_seconds_month: number | null;
+  token_quota_month_micro: number | null;
+  expires_at: number | null;
+  created_at: number;
+}
+
+export interface NoncesTable {
+  key_id: string;
+  nonce: string;
+  expires_at: number;
+}
+
+export interface UsageLogTable {
+  id: string;
+  key_id: string | null;
+  time: number;
+  endpoint: string;
+  method: string;
+  status: string;
+  latency_ms: number | null;
+  request_id: string;
+  error: string | null;
+  error_code: string | null;
+  quality_level: string | null;
+}
+
+export interface MeasurementsTable {
+  id: string;
+  key_id: string;
+  org_id: string;
+  user_ref: string | null;
+  request_id: string;
+  origin: string;
+  created_at: number;
+  /** The measurement document without `raw` (JSON). */
+  doc: string;
+  /** The raw block (JSON) when persisted with the advanced opt-in. */
+  raw: string | null;
+  quality_level: string | null;
+  quality_score: number | null;
+  usable: number;
+  is_complete: number;
+  heart_rate_bpm: number | null;
+  rmssd_ms: number | null;
+  sdnn_ms: number | null;
+  breathing_rate: number | null;
+  stress_index: number | null;
+  systolic_mmhg: number | null;
+  diastolic_mmhg: number | null;
+  spo2_pct: number | null;
+}
+
+export interface UsageMonthTable {
+  key_id: string;
+  month: string; // YYYY-MM (UTC)
+  cloud_seconds: number;
+  tokens_micro: number;
+}
+
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface Database {
+  orgs: OrgsTable;
+  api_keys: ApiKeysTable;
+  nonces: NoncesTable;
+  usage_log: UsageLogTable;
+  measurements: MeasurementsTable;
+  usage_month: UsageMonthTable;
+  settings: SettingsTable;
+}

@@ -1,0 +1,61 @@
+/** The per-key usage log (spec: Usage-log row; GET /sdk/v1/logs keyset paging). */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export interface UsageRow {
+  id: string;
+  time: number;
+  endpoint: string;
+  method: string;
+  status: 'success' | 'unauthorized' | 'rate_limited';
+  latencyMs: number | null;
+  requestId: string;
+  error: string | null;
+  errorCode: string | null;
+  qualityLevel: string | null;
+}
+
+export async function appendUsage(db: Kysely<Database>, keyId: string | null, row: UsageRow): Promise<void> {
+  await db
+    .insertInto('usage_log')
+    .values({
+      id: row.id,
+      key_id: keyId,
+      time: row.time,
+      endpoint: row.endpoint,
+      method: row.method,
+      status: row.status,
+      latency_ms: row.latencyMs,
+      request_id: row.requestId,
+      error: row.error,
+      error_code: row.errorCode,
+      quality_level: row.qualityLevel,
+    })
+    .execute();
+}
+
+/** Rows strictly after (time, id), oldest first. */
+export async function listUsage(
+  db: Kysely<Database>,
+  keyId: string,
+  after: { time: number; id: string; inclusiveTime: boolean },
+  limit: number,
+): Promise<UsageRow[]> {
+  let q = db.selectFrom('usage_log').selectAll().where('key_id', '=', keyId);
+  q = after.inclusiveTime
+    ? q.where('time', '>=', after.time)
+    : q.where((eb) => eb.or([eb('time', '>', after.time), eb.and([eb('time', '=', after.time), eb('id', '>', after.id)])]));
+  const rows = await q.orderBy('time', 'asc').orderBy('id', 'asc').limit(limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    time: Number(r.time),
+    endpoint: r.endpoint,
+    method: r.method,
+    status: r.status as UsageRow['status'],
+    latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
+    requestId: r.request_id,
+    error: r.error,
+    errorCode: r.error_code,
+    qualityLevel: r.quality_level,
+  }));
+}

@@ -80,6 +80,44 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface CloudJobsTable {
+  id: string;
+  key_id: string;
+  org_id: string;
+  mode: string; // batch_frames | batch_video | stream
+  status: string; // pending | queued | running | completed | aborted | failed | expired
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  frames_processed: number;
+  seconds_processed: number;
+  measurement_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  user_ref: string | null;
+  client_ref: string | null;
+  platform: string | null;
+  /** JSON array: the features requested (after filtering to known names). */
+  features: string;
+  /** JSON array: the features the node accepted (emotion/gaze stripped without weights). */
+  accepted_features: string | null;
+  duration_sec: number | null;
+  object_key: string | null;
+  sha256: string | null;
+  idempotency_key: string | null;
+  webhook_url: string | null;
+  supersedes: string | null;
+  superseded_by: string | null;
+  /** 1 once the job's seconds and tokens were charged: charging happens exactly once. */
+  metered: number;
+  attempts: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** JSON object: job statistics (media stats, last quality packet, drops...). */
+  stats: string | null;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -88,4 +126,5 @@ export interface Database {
   measurements: MeasurementsTable;
   usage_month: UsageMonthTable;
   settings: SettingsTable;
+  cloud_jobs: CloudJobsTable;
 }

@@ -4,9 +4,11 @@
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001-core.js';
+import * as m002 from './002-jobs.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001-core': m001,
+  '002-jobs': m002,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -87,13 +87,16 @@ export class SignatureLayer {
     if (key.status !== 'active') return this.reject(req, reply, key.id, 'key_disabled');
     if (key.expiresAt !== null && key.expiresAt <= now) return this.reject(req, reply, key.id, 'key_expired');
 
+    // The signature covers the exact bytes received. This hook runs before JSON parsing, so the
+    // bytes are still `req.body` (a Buffer from the catch-all parser in app.ts).
+    const raw = Buffer.isBuffer(req.body) ? req.body : req.rawBody;
     const ok = await verifySignature({
       secretSha256Hex: key.secretSha256,
       method: req.method,
       path: req.url,
       timestamp: ts,
       nonce,
-      body: req.rawBody ? new Uint8Array(req.rawBody.buffer, req.rawBody.byteOffset, req.rawBody.byteLength) : undefined,
+      body: raw ? new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength) : undefined,
       signature,
     });
     if (!ok) return this.reject(req, reply, key.id, 'invalid_signature');

@@ -1,0 +1,158 @@
+/**
+ * Retry rules with a scripted fetch and injected sleep (no real time): 429 honours
+ * RateLimit-Reset, 503 backs off, other 4xx are thrown at once, and every attempt is signed anew.
+ */
+import { describe, expect, it } from 'vitest';
+import { signingKeyOf, verifySignature } from '@vitals/protocol';
+import { ApiError, VitalsClient, retryDelayMs, DEFAULT_RETRY, type FetchLike } from '@vitals/sdk';
+
+interface Seen {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+function scripted(responses: Array<{ status: number; headers?: Record<string, string>; body?: unknown }>) {
+  const seen: Seen[] = [];
+  const fetch: FetchLike = async (input, init) => {
+    const headers = init?.headers as Record<string, string>;
+    seen.push({
+      url: String(input),
+      method: String(init?.method),
+      headers,
+      body: init?.body instanceof Uint8Array ? init.body : new Uint8Array(0),
+    });
+    const r = responses[Math.min(seen.length - 1, responses.length - 1)];
+    return new Response(JSON.stringify(r.body ?? { ok: true, data: { fine: true } }), {
+      status: r.status,
+      headers: { 'content-type': 'application/json', 'x-request-id': `req_${seen.length}`, ...r.headers },
+    });
+  };
+  return { fetch, seen };
+}
+
+const limited = { status: 429, headers: { 'RateLimit-Reset': '2' }, body: { ok: false, error: { code: 'rate_limited', message: 'slow down' } } };
+const unavailable = { status: 503, body: { ok: false, error: { code: 'cloud_unavailable', message: 'no nodes' } } };
+const ok = { status: 200 };
+
+function make(responses: Parameters<typeof scripted>[0], retry = {}) {
+  const s = scripted(responses);
+  const sleeps: number[] = [];
+  const c = new VitalsClient({
+    keyId: 'key_1',
+    secret: 'sk_test',
+    baseUrl: 'http://api.test',
+    fetch: s.fetch,
+    sleep: async (ms) => void sleeps.push(ms),
+    retry,
+  });
+  return { c, seen: s.seen, sleeps };
+}
+
+describe('retries', () => {
+  it('429 waits at least RateLimit-Reset, then succeeds; each attempt has a fresh nonce and a valid signature', async () => {
+    const { c, seen, sleeps } = make([limited, limited, ok]);
+    await c.measurements.create({ source: 'web' });
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+    for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(2000);
+    expect(new Set(seen.map((s) => s.headers['x-nonce'])).size).toBe(3);
+    const secretHash = await signingKeyOf('sk_test');
+    for (const s of seen) {
+      const valid = await verifySignature({
+        secretSha256Hex: secretHash,
+        method: 'POST',
+        path: new URL(s.url).pathname,
+        timestamp: s.headers['x-timestamp'],
+        nonce: s.headers['x-nonce'],
+        body: s.body,
+        signature: s.headers['x-signature'],
+      });
+      expect(valid).toBe(true);
+    }
+  });
+
+  it('503 backs off exponentially with jitter and gives up after maxRetries with the ApiError', async () => {
+    const { c, seen, sleeps } = make([unavailable], { maxRetries: 3, baseDelayMs: 100 });
+    const err = (await c.jobs.get('cj_1').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 'cloud_unavailable', status: 503, requestId: 'req_4' });
+    expect(seen).toHaveLength(4);
+    // equal jitter: step/2 <= delay <= step for steps 100, 200, 400
+    expect(sleeps[0]).toBeGreaterThanOrEqual(50);
+    expect(sleeps[0]).toBeLessThanOrEqual(100);
+    expect(sleeps[2]).toBeGreaterThanOrEqual(200);
+    expect(sleeps[2]).toBeLessThanOrEqual(400);
+  });
+
+  it.each([
+    [400, 'validation_error'],
+    [401, 'unauthorized'],
+    [403, 'quota_exceeded'],
+    [404, 'not_found'],
+    [409, 'idempotency_conflict'],
+    [422, 'sha256_mismatch'],
+    [500, 'internal_error'],
+  ])('HTTP %i (%s) is thrown at once, never retried', async (status, code) => {
+    const { c, seen } = make([{ status, body: { ok: false, error: { code, message: 'no' } } }]);
+    await expect(c.measurements.create({ source: 'web' })).rejects.toMatchObject({ code, status });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a RateLimit-Reset beyond maxResetWaitMs is not waited for', async () => {
+    const { c, seen, sleeps } = make([{ ...limited, headers: { 'RateLimit-Reset': '59' } }], { maxResetWaitMs: 10_000 });
+    await expect(c.auth.test()).rejects.toMatchObject({ code: 'rate_limited', retryAfterSec: 59 });
+    expect(seen).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a failure without an envelope still becomes an ApiError from its status', async () => {
+    const s = scripted([ok]);
+    const fetch: FetchLike = async (input, init) => {
+      await s.fetch(input, init);
+      return new Response('<html>bad gateway</html>', { status: 502 });
+    };
+    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test', fetch });
+    await expect(c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'internal_error', status: 502 });
+  });
+
+  it('retryDelayMs: exponential steps are capped', () => {
+    const mid = () => 0.5;
+    expect(retryDelayMs(DEFAULT_RETRY, 0, undefined, mid)).toBe(375);
+    expect(retryDelayMs(DEFAULT_RETRY, 10, undefined, mid)).toBe(6000);
+  });
+});
+
+describe('signing', () => {
+  it('signs the path without the query and the exact bytes sent; GET signs the empty body', async () => {
+    const { c, seen } = make([ok]);
+    await c.measurements.get('meas_abc', { advanced: true, include: 'assessment' });
+    const s = seen[0];
+    expect(s.url).toBe('http://api.test/sdk/v1/measurements/meas_abc?advanced=true&include=assessment');
+    expect(s.headers['x-key-id']).toBe('key_1');
+    expect(s.headers['x-nonce'].length).toBeGreaterThanOrEqual(8);
+    expect(Number(s.headers['x-timestamp'])).toBeCloseTo(Date.now() / 1000, -1);
+    const valid = await verifySignature({
+      secretSha256Hex: await signingKeyOf('sk_test'),
+      method: 'GET',
+      path: '/sdk/v1/measurements/meas_abc',
+      timestamp: s.headers['x-timestamp'],
+      nonce: s.headers['x-nonce'],
+      signature: s.headers['x-signature'],
+    });
+    expect(valid).toBe(true);
+  });
+
+  it('uses the injected clock for x-timestamp', async () => {
+    const s = scripted([ok]);
+    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test/', fetch: s.fetch, clock: () => 1_700_000_000_500 });
+    await c.auth.test();
+    expect(s.seen[0].headers['x-timestamp']).toBe('1700000000');
+    expect(s.seen[0].url).toBe('http://api.test/sdk/v1/auth/test');
+  });
+
+  it('refuses to build without credentials', () => {
+    expect(() => new VitalsClient({ keyId: '', secret: 's', baseUrl: 'http://x' })).toThrow(/keyId/);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Streams decoded RGB frames out of ffmpeg through a pipe, one frame in memory at a time (plus
+ * whatever the consumer holds). Each frame carries its presentation timestamp from the container:
+ * ffprobe lists the video packets' timestamps (demuxing only, no decode), sorted into presentation
+ * order; ffmpeg decodes with `-vsync passthrough`, so no frame is duplicated or dropped to fit a
+ * nominal rate and the n-th frame out is the n-th timestamp. Variable frame rate is kept as is.
+ * (The `showinfo` filter would give the same timestamps but costs more than the decode itself.)
+ */
+import { execFile, spawn } from 'node:child_process';
+
+export interface DecodedFrame {
+  /** Index among decoded frames, from 0. */
+  index: number;
+  /** Presentation time in seconds, as in the container (not rebased). */
+  tSec: number;
+  /** Interleaved RGB, `width * height * 3` bytes. Owned by the consumer. */
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export interface DecodeOptions {
+  /** Output size; ffmpeg scales to it when it differs from the source. */
+  width: number;
+  height: number;
+  /** Whether to scale (set when width/height are a reduced size). */
+  scale: boolean;
+  /** Fallback spacing when a timestamp is missing. */
+  nominalFps: number;
+  /** Presentation timestamps from `readFrameTimes`; missing ones are extrapolated. */
+  times: number[];
+  signal?: AbortSignal;
+}
+
+export class DecodeError extends Error {}
+
+/** Presentation timestamps (seconds) of the first video stream's packets, ascending. */
+export function readFrameTimes(ffprobe: string, file: string): Promise<number[]> {
+  const args = ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file];
+  return new Promise((resolve) => {
+    execFile(ffprobe, args, { timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout) => {
+      if (err) return resolve([]);
+      const times: number[] = [];
+      for (const line of stdout.split('\n')) {
+        const [pts, flags = ''] = line.split(',');
+        // Packets the demuxer marks for discard (edit lists) never come out of the decoder.
+        if (!pts || flags.includes('D')) continue;
+        const t = Number(pts);
+        if (Number.isFinite(t)) times.push(t);
+      }
+      resolve(times.sort((a, b) => a - b));
+    });
+  });
+}
+
+export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOptions): AsyncGenerator<DecodedFrame> {
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', file, '-map', '0:v:0', '-an', '-sn', '-dn'];
+  if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
+  args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
+  const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+
+  const tail: string[] = [];
+  let exited = false;
+  let exitCode: number | null = null;
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    tail.push(chunk);
+    if (tail.length > 20) tail.shift();
+  });
+  const closed = new Promise<void>((resolve) => {
+    child.on('close', (code) => {
+      exited = true;
+      exitCode = code;
+      resolve();
+    });
+    child.on('error', (err) => {
+      exited = true;
+      tail.push(String(err));
+      resolve();
+    });
+  });
+  const onAbort = (): void => {
+    child.kill('SIGKILL');
+  };
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const frameBytes = opts.width * opts.height * 3;
+  let frame = new Uint8Array(frameBytes);
+  let filled = 0;
+  let index = 0;
+  let lastT = NaN;
+  const timeOf = (i: number): number => {
+    const t = opts.times[i];
+    if (t !== undefined && (i === 0 || t > lastT)) return t;
+    return Number.isFinite(lastT) ? lastT + 1 / opts.nominalFps : 0;
+  };
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      let off = 0;
+      while (off < chunk.length) {
+        const n = Math.min(frameBytes - filled, chunk.length - off);
+        frame.set(chunk.subarray(off, off + n), filled);
+        filled += n;
+        off += n;
+        if (filled === frameBytes) {
+          const tSec = timeOf(index);
+          lastT = tSec;
+          yield { index, tSec, data: frame, width: opts.width, height: opts.height };
+          index++;
+          frame = new Uint8Array(frameBytes);
+          filled = 0;
+        }
+      }
+    }
+    await closed;
+    opts.signal?.throwIfAborted();
+    if (index === 0) throw new DecodeError(`ffmpeg decoded no frame (exit ${exitCode}): ${tail.join('').trim().split('\n').slice(-3).join(' | ')}`);
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    if (!exited) child.kill('SIGKILL');
+  }
+}

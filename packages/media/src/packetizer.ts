@@ -1,0 +1,108 @@
+/**
+ * Scheduled frames → protocol packets. Type 1 for every frame with a face (the spec's crop rule:
+ * Kalman-smoothed box, no padding, 36x36 RGB); type 3 on analysed frames (landmarks); type 2 and,
+ * when asked, type 4 at 2 Hz. No packet at all while the face is lost.
+ */
+import {
+  BoxKalman,
+  cropResizeRgb,
+  decodePacket,
+  encodeAuxChunks,
+  meanLuma,
+  quantizeTelemetry,
+  type Box,
+  type Packet,
+} from '@vitals/protocol';
+import { encodeAuxJpeg } from './aux-crop.js';
+import { faceTelemetry } from './landmarks.js';
+import type { ScheduledFrame } from './schedule.js';
+
+/** Type-2 and type-4 rate (spec: up to 2 Hz). */
+const SIDE_PERIOD_SEC = 0.5;
+/** Motion score 1 means the face moves half its width per second or faster. */
+const MOTION_FULL_SCALE = 0.5;
+/** Time constant of the motion average, seconds. */
+const MOTION_TAU_SEC = 0.5;
+
+export interface PacketizerOptions {
+  aux: boolean;
+  /** Source pixels per decoded pixel (1 unless ffmpeg scaled a large video down). */
+  scaleBack: number;
+}
+
+export class Packetizer {
+  readonly packets: Packet[] = [];
+  framesDecoded = 0;
+  framesWithFace = 0;
+  readonly faceWidthsPx: number[] = [];
+  analysed = 0;
+  analysedWithSeveral = 0;
+  maxFacesSeen = 0;
+
+  private readonly kalman = new BoxKalman();
+  private t0 = NaN;
+  private last: { t: number; box: Box } | null = null;
+  private motion = 0;
+  private nextSide = 0;
+  private nextAux = 0;
+
+  constructor(private readonly opts: PacketizerOptions) {}
+
+  push(s: ScheduledFrame): void {
+    const { frame } = s;
+    if (Number.isNaN(this.t0)) this.t0 = frame.tSec;
+    this.framesDecoded++;
+    if (s.analysis) {
+      this.analysed++;
+      if (s.analysis.faceCount >= 2) this.analysedWithSeveral++;
+      this.maxFacesSeen = Math.max(this.maxFacesSeen, s.analysis.faceCount);
+    }
+    if (!s.box) {
+      this.kalman.reset();
+      this.last = null;
+      return;
+    }
+    const t = frame.tSec - this.t0;
+    const tMicros = Math.max(0, Math.round(t * 1e6));
+    const box = this.kalman.update(s.box, frame.tSec);
+    this.framesWithFace++;
+    this.faceWidthsPx.push(s.box.width * this.opts.scaleBack);
+    this.updateMotion(t, box);
+
+    const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box);
+    const brightness = meanLuma(pixels);
+    this.packets.push({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
+
+    const widthFraction = Math.min(1, box.width / frame.width);
+    const tele = s.analysis?.face ? faceTelemetry(s.analysis.face) : null;
+    if (tele) {
+      const slots = quantizeTelemetry({ ...tele, faceWidthFraction: widthFraction, meanBrightness: brightness, motionScore: this.motion });
+      this.packets.push({ type: 3, tMicros, slots });
+    }
+    if (t >= this.nextSide) {
+      this.nextSide = t + SIDE_PERIOD_SEC - 0.01;
+      this.packets.push({ type: 2, tMicros, faceWidthRatio: widthFraction, meanBrightness: brightness, motionScore: this.motion });
+    }
+    if (this.opts.aux && t >= this.nextAux) {
+      this.nextAux = t + SIDE_PERIOD_SEC - 0.01;
+      for (const chunk of encodeAuxChunks({ tMicros, jpeg: encodeAuxJpeg(frame, box) })) {
+        this.packets.push(decodePacket(chunk) as Packet);
+      }
+    }
+  }
+
+  private updateMotion(t: number, box: Box): void {
+    if (this.last) {
+      const dt = t - this.last.t;
+      if (dt > 0) {
+        const dx = box.x + box.width / 2 - (this.last.box.x + this.last.box.width / 2);
+        const dy = box.y + box.height / 2 - (this.last.box.y + this.last.box.height / 2);
+        const speed = Math.hypot(dx, dy) / Math.max(1, box.width) / dt;
+        const a = 1 - Math.exp(-dt / MOTION_TAU_SEC);
+        const score = Math.min(1, speed / MOTION_FULL_SCALE);
+        this.motion += a * (score - this.motion);
+      }
+    }
+    this.last = { t, box };
+  }
+}

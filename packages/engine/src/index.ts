@@ -1,1 +1,12 @@
-export {};
+/**
+ * @vitals/engine: the rPPG signal chain (docs/engine.md). Isomorphic: typed arrays, no Node APIs.
+ */
+export type { EngineMeasurement, EngineEvent, EngineStats, QualityLevel, StressLevel } from './types.js';
+export { estimateOffline } from './estimators/offline.js';
+export { StreamingEstimator, type StreamingOptions } from './estimators/streaming.js';
+export { analyzeTrace } from './estimators/analyze.js';
+export { waveformToVitals, type WaveformVitals, type WaveformOptions } from './estimators/waveform.js';
+export { generatePhantom, phantomStream, type PhantomOptions, type PhantomTruth } from './phantom/generate.js';
+export { buildRgbTrace, traceFromRgb, createRgbTrace, appendPacket, type RgbTrace } from './trace/rgb-trace.js';
+export { skinWeightedRgb, meanRgb, createSkinTraceState } from './trace/skin-trace.js';
+export { baevskyStressIndex, stressLevel } from './vitals/stress.js';

@@ -1,0 +1,101 @@
+// Butterworth band-pass as cascaded 2nd-order sections from the bilinear transform
+// (R. Bristow-Johnson, "Audio EQ Cookbook", Q = 1/√2 high-pass and low-pass), applied
+// forward and backward for zero phase like scipy.signal.filtfilt (rPPG-Toolbox
+// `evaluation/post_process.py`). Edge transients are reduced by odd reflection padding.
+
+export interface Biquad {
+  b0: number;
+  b1: number;
+  b2: number;
+  a1: number;
+  a2: number;
+}
+
+function prewarp(cutoffHz: number, sampleRateHz: number): { cos: number; alpha: number } {
+  const w0 = (2 * Math.PI * Math.min(cutoffHz, 0.49 * sampleRateHz)) / sampleRateHz;
+  return { cos: Math.cos(w0), alpha: Math.sin(w0) / (2 * Math.SQRT1_2) };
+}
+
+export function lowPassBiquad(cutoffHz: number, sampleRateHz: number): Biquad {
+  const { cos, alpha } = prewarp(cutoffHz, sampleRateHz);
+  const a0 = 1 + alpha;
+  return {
+    b0: (1 - cos) / 2 / a0,
+    b1: (1 - cos) / a0,
+    b2: (1 - cos) / 2 / a0,
+    a1: (-2 * cos) / a0,
+    a2: (1 - alpha) / a0,
+  };
+}
+
+export function highPassBiquad(cutoffHz: number, sampleRateHz: number): Biquad {
+  const { cos, alpha } = prewarp(cutoffHz, sampleRateHz);
+  const a0 = 1 + alpha;
+  return {
+    b0: (1 + cos) / 2 / a0,
+    b1: -(1 + cos) / a0,
+    b2: (1 + cos) / 2 / a0,
+    a1: (-2 * cos) / a0,
+    a2: (1 - alpha) / a0,
+  };
+}
+
+/** In-place direct-form-II-transposed biquad over x[from..to) in the given direction. */
+function runBiquad(q: Biquad, x: Float64Array, reverse: boolean): void {
+  let z1 = 0;
+  let z2 = 0;
+  const n = x.length;
+  // Start from the steady state for the first sample to avoid a step transient.
+  const x0 = reverse ? x[n - 1] : x[0];
+  const dcGain = (q.b0 + q.b1 + q.b2) / (1 + q.a1 + q.a2);
+  const y0 = x0 * dcGain;
+  z1 = y0 - q.b0 * x0;
+  z2 = q.b2 * x0 - q.a2 * y0;
+  for (let k = 0; k < n; k++) {
+    const i = reverse ? n - 1 - k : k;
+    const xi = x[i];
+    const yi = q.b0 * xi + z1;
+    z1 = q.b1 * xi - q.a1 * yi + z2;
+    z2 = q.b2 * xi - q.a2 * yi;
+    x[i] = yi;
+  }
+}
+
+/**
+ * Zero-phase Butterworth band-pass (2nd-order high-pass and 2nd-order low-pass sections, each run
+ * forward and backward, so 4th-order magnitude roll-off at each edge).
+ */
+export function bandPassZeroPhase(
+  x: ArrayLike<number>,
+  sampleRateHz: number,
+  lowHz: number,
+  highHz: number,
+): Float64Array {
+  const n = x.length;
+  const pad = Math.min(n - 1, Math.round(sampleRateHz * 1.5));
+  const len = n + 2 * pad;
+  const buf = new Float64Array(len);
+  for (let i = 0; i < n; i++) buf[pad + i] = x[i];
+  // Odd reflection about the end samples (as filtfilt's default padding).
+  for (let i = 1; i <= pad; i++) {
+    buf[pad - i] = 2 * x[0] - x[Math.min(n - 1, i)];
+    buf[pad + n - 1 + i] = 2 * x[n - 1] - x[Math.max(0, n - 1 - i)];
+  }
+  const hp = highPassBiquad(lowHz, sampleRateHz);
+  const lp = lowPassBiquad(highHz, sampleRateHz);
+  runBiquad(hp, buf, false);
+  runBiquad(lp, buf, false);
+  runBiquad(hp, buf, true);
+  runBiquad(lp, buf, true);
+  return buf.slice(pad, pad + n);
+}
+
+/** Zero-phase low-pass (2nd order, forward-backward). */
+export function lowPassZeroPhase(x: ArrayLike<number>, sampleRateHz: number, cutoffHz: number): Float64Array {
+  const buf = Float64Array.from(x as ArrayLike<number>);
+  if (buf.length < 3) return buf;
+  const lp = lowPassBiquad(cutoffHz, sampleRateHz);
+  runBiquad(lp, buf, false);
+  runBiquad(lp, buf, true);
+  return buf;
+}

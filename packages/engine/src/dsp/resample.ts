@@ -1,0 +1,61 @@
+// Uniform-grid resampling of an irregularly timed trace by linear interpolation. The grid rate
+// comes from the median inter-frame interval (spec, "Streaming protocol": "The sampling rate for
+// the blood-pressure window derives from the median inter-frame interval"); linear
+// interpolation across short gaps follows common rPPG practice (pyVHR, rPPG-Toolbox resampling
+// of labels with np.interp).
+
+export interface UniformSeries {
+  /** Resampled channels, each of length n. */
+  channels: Float64Array[];
+  sampleRateHz: number;
+  /** Capture time of sample 0, microseconds. */
+  t0Micros: number;
+  /** Samples that fell inside a gap longer than `maxGapSec` (interpolated, not observed). */
+  gapSamples: number;
+}
+
+/** Median interval of increasing timestamps (µs); NaN with fewer than two. */
+export function medianIntervalMicros(tMicros: ArrayLike<number>, from = 0, to = tMicros.length): number {
+  const n = to - from;
+  if (n < 2) return NaN;
+  const d = new Float64Array(n - 1);
+  for (let i = from + 1; i < to; i++) d[i - from - 1] = tMicros[i] - tMicros[i - 1];
+  d.sort();
+  const m = (n - 1) >> 1;
+  return (n - 1) % 2 ? d[m] : 0.5 * (d[m - 1] + d[m]);
+}
+
+/**
+ * Resamples channels observed at strictly increasing times tMicros[from..to) onto a uniform grid at
+ * `sampleRateHz` starting at the first timestamp.
+ */
+export function resampleUniform(
+  tMicros: ArrayLike<number>,
+  channels: ArrayLike<number>[],
+  sampleRateHz: number,
+  opts: { from?: number; to?: number; maxGapSec?: number } = {},
+): UniformSeries {
+  const from = opts.from ?? 0;
+  const to = opts.to ?? tMicros.length;
+  const maxGapMicros = (opts.maxGapSec ?? 0.5) * 1e6;
+  const t0 = tMicros[from];
+  const span = tMicros[to - 1] - t0;
+  const stepMicros = 1e6 / sampleRateHz;
+  const n = to - from > 0 ? Math.floor(span / stepMicros + 1e-9) + 1 : 0;
+  const out = channels.map(() => new Float64Array(n));
+  let j = from;
+  let gapSamples = 0;
+  for (let i = 0; i < n; i++) {
+    const t = t0 + i * stepMicros;
+    while (j + 1 < to - 1 && tMicros[j + 1] <= t) j++;
+    const ta = tMicros[j];
+    const tb = j + 1 < to ? tMicros[j + 1] : ta;
+    const w = tb > ta ? Math.min(1, Math.max(0, (t - ta) / (tb - ta))) : 0;
+    if (tb - ta > maxGapMicros) gapSamples++;
+    for (let c = 0; c < channels.length; c++) {
+      const ch = channels[c];
+      out[c][i] = ch[j] + w * ((j + 1 < to ? ch[j + 1] : ch[j]) - ch[j]);
+    }
+  }
+  return { channels: out, sampleRateHz, t0Micros: t0, gapSamples };
+}

@@ -1,0 +1,179 @@
+// The offline chain over an accumulated RGB trace: uniform resampling → POS and CHROM pulses →
+// tracked heart rate → beats, HRV, breathing, stress, beta BP and SpO2 → quality gate.
+// Both estimators end here (streaming `finish()` calls this over its own trace).
+import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
+import { median, roundTo } from '../dsp/stats.js';
+import { conditionPulse, extractPulses } from '../pulse/pulse-signals.js';
+import { assessQuality, type QualityAssessment } from '../quality/quality.js';
+import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
+import type { RgbTrace } from '../trace/rgb-trace.js';
+import type { EngineMeasurement, EngineStats } from '../types.js';
+import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
+import { pulseToVitals, respiratoryBaseline, type PulseVitals } from '../vitals/pulse-vitals.js';
+import { stressLevel } from '../vitals/stress.js';
+
+/** HRV needs at least this much capture (spec, Limits: "shorter cannot produce HRV"). */
+export const HRV_MIN_DURATION_SEC = 20;
+const HRV_MIN_INTERVALS = 15;
+const HRV_MIN_ACCEPTED = 0.6;
+
+export interface CaptureTiming {
+  durationSec: number;
+  sampleRateHz: number;
+  meanFps: number;
+  framesDropped: number;
+}
+
+export function captureTiming(tMicros: Float64Array, n: number): CaptureTiming {
+  if (n < 2) return { durationSec: 0, sampleRateHz: 0, meanFps: 0, framesDropped: 0 };
+  const dt = medianIntervalMicros(tMicros, 0, n);
+  const durationSec = (tMicros[n - 1] - tMicros[0]) / 1e6;
+  let dropped = 0;
+  for (let i = 1; i < n; i++) {
+    const d = tMicros[i] - tMicros[i - 1];
+    if (d > 1.5 * dt) dropped += Math.round(d / dt) - 1;
+  }
+  return { durationSec, sampleRateHz: 1e6 / dt, meanFps: durationSec > 0 ? (n - 1) / durationSec : 0, framesDropped: dropped };
+}
+
+/** Red/blue ratio of ratios of the pulsatile components (for the SpO2 beta model). */
+export function redBlueRatioOfRatios(r: Float64Array, b: Float64Array, sampleRateHz: number, hrHz: number): number {
+  const band = { lowHz: Math.max(0.5, hrHz - 0.3), highHz: hrHz + 0.3 };
+  const ac = (x: Float64Array): number => {
+    let m = 0;
+    for (let i = 0; i < x.length; i++) m += x[i];
+    m /= x.length;
+    if (m <= 0) return NaN;
+    const f = conditionPulse(Float64Array.from(x, (v) => v / m), sampleRateHz, band);
+    let s = 0;
+    for (let i = 0; i < f.length; i++) s += f[i] * f[i];
+    return Math.sqrt(s / f.length);
+  };
+  const ar = ac(r);
+  const ab = ac(b);
+  return ab > 0 ? ar / ab : NaN;
+}
+
+function bestMethod(track: HrTrack): number {
+  const w = [0, 0];
+  for (let i = 0; i < track.method.length; i++) w[track.method[i]] += track.sqi[i];
+  return w[1] > w[0] ? 1 : 0;
+}
+
+function nullMetrics(): Pick<EngineMeasurement, 'cardiac' | 'hrv' | 'respiratory' | 'stress' | 'bloodPressure' | 'spo2'> {
+  return { cardiac: { heartRate: null }, hrv: null, respiratory: { breathingRate: null }, stress: null, bloodPressure: null, spo2: null };
+}
+
+/** Assembles the published measurement from the chain's intermediate results. */
+export function composeMeasurement(p: {
+  timing: CaptureTiming;
+  quality: QualityAssessment;
+  hrBpm: number;
+  vitals: PulseVitals | null;
+  pulse: Float64Array;
+  bp: ReturnType<typeof estimateBloodPressure> | null;
+  spo2: ReturnType<typeof estimateSpo2> | null;
+  stats: EngineStats;
+}): EngineMeasurement {
+  const { timing, quality, vitals } = p;
+  const raw = {
+    rrIntervalsMs: vitals ? Array.from(vitals.rr.nnMs, (v) => roundTo(v, 1)) : [],
+    ppgSignal: Array.from(p.pulse, (v) => roundTo(v, 4)),
+    sampleRateHz: roundTo(timing.sampleRateHz, 3),
+  };
+  const base = {
+    durationSec: roundTo(timing.durationSec, 2),
+    isComplete: quality.usable,
+    quality: { level: quality.level, score: roundTo(quality.score, 2), usable: quality.usable },
+    raw,
+    stats: p.stats,
+  };
+  if (!quality.usable || !Number.isFinite(p.hrBpm) || !vitals) return { ...base, ...nullMetrics() };
+  const conf = roundTo(quality.score, 2);
+  const h = vitals.hrv;
+  const hrvOk =
+    h !== null && timing.durationSec >= HRV_MIN_DURATION_SEC && h.nnCount >= HRV_MIN_INTERVALS && h.acceptedFraction >= HRV_MIN_ACCEPTED;
+  const hrvConf = h ? quality.score * h.acceptedFraction * Math.min(1, h.nnCount / 60) : 0;
+  const br = vitals.breathing;
+  return {
+    ...base,
+    cardiac: { heartRate: { value: roundTo(p.hrBpm, 1), unit: 'bpm', confidence: conf } },
+    hrv: hrvOk
+      ? { sdnnMs: roundTo(h.sdnnMs, 1), rmssdMs: roundTo(h.rmssdMs, 1), pnn50Pct: roundTo(h.pnn50Pct, 1), confidence: roundTo(hrvConf, 2) }
+      : null,
+    respiratory: {
+      breathingRate:
+        br && br.confidence * quality.score >= 0.05
+          ? { value: roundTo(br.rateBrpm, 1), unit: 'brpm', confidence: roundTo(br.confidence * quality.score, 2) }
+          : null,
+    },
+    stress:
+      hrvOk && vitals.stressIndex !== null
+        ? { index: roundTo(vitals.stressIndex, 1), level: stressLevel(vitals.stressIndex), unit: 'index' }
+        : null,
+    bloodPressure: p.bp
+      ? {
+          systolicMmHg: Math.round(p.bp.systolicMmHg),
+          diastolicMmHg: Math.round(p.bp.diastolicMmHg),
+          unit: 'mmHg',
+          confidence: roundTo(p.bp.confidence, 2),
+          tier: 'beta',
+        }
+      : null,
+    spo2: p.spo2 ? { value: roundTo(p.spo2.value, 1), unit: '%', confidence: roundTo(p.spo2.confidence, 2), tier: 'beta' } : null,
+  };
+}
+
+export function analyzeTrace(trace: RgbTrace): EngineMeasurement {
+  const n = trace.n;
+  const timing = captureTiming(trace.tMicros, n);
+  const skin = n ? median(trace.skinFraction.subarray(0, n)) : 0;
+  const stats: EngineStats = {
+    framesUsed: n,
+    framesDropped: timing.framesDropped,
+    framesRejected: trace.framesRejected,
+    meanFps: roundTo(timing.meanFps, 2),
+    sampleRateHz: roundTo(timing.sampleRateHz, 3),
+    medianSqi: 0,
+    skinFraction: roundTo(skin, 2),
+    pulseMethod: 'pos',
+    internalHeartRateBpm: null,
+    beatsDetected: 0,
+    rrAcceptedFraction: 0,
+    telemetrySamples: trace.telemetry.n,
+  };
+  const poor = assessQuality([], skin, timing.durationSec);
+  if (n < 8 || !(timing.sampleRateHz > 0)) {
+    return composeMeasurement({ timing, quality: poor, hrBpm: NaN, vitals: null, pulse: new Float64Array(0), bp: null, spo2: null, stats });
+  }
+  const fs = timing.sampleRateHz;
+  const u = resampleUniform(trace.tMicros, [trace.r, trace.g, trace.b], fs, { to: n });
+  const [r, g, b] = u.channels;
+  const pulses = extractPulses(r, g, b, fs);
+  const track = trackHeartRate([pulses.pos, pulses.chrom], fs);
+  const quality = assessQuality(track.sqi, skin, timing.durationSec);
+  stats.medianSqi = track.sqi.length ? roundTo(median(track.sqi), 3) : 0;
+  const m = bestMethod(track);
+  const pulse = m === 1 ? pulses.chrom : pulses.pos;
+  stats.pulseMethod = m === 1 ? 'chrom' : 'pos';
+  const hrBpm = track.meanHrBpm;
+  stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
+  if (!Number.isFinite(hrBpm)) {
+    return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });
+  }
+  const tel = trace.telemetry;
+  const head =
+    tel.n >= 16
+      ? {
+          tSec: Float64Array.from(tel.tMicros.subarray(0, tel.n), (t) => (t - u.t0Micros) / 1e6),
+          pitchDeg: Float64Array.from(tel.pitchDeg.subarray(0, tel.n)),
+        }
+      : undefined;
+  const vitals = pulseToVitals({ pulse, sampleRateHz: fs, hrHz: hrBpm / 60, baseline: respiratoryBaseline(g, fs), head });
+  stats.beatsDetected = vitals.beats.peakSec.length;
+  stats.rrAcceptedFraction = vitals.hrv ? roundTo(vitals.hrv.acceptedFraction, 2) : 0;
+  const sqi = stats.medianSqi;
+  const bp = estimateBloodPressure(hrBpm, vitals.riseFraction, sqi);
+  const spo2 = estimateSpo2(redBlueRatioOfRatios(r, b, fs, hrBpm / 60), sqi);
+  return composeMeasurement({ timing, quality, hrBpm, vitals, pulse, bp, spo2, stats });
+}

@@ -1,0 +1,131 @@
+// Streaming estimator: push packets, get `hr`, `hrv`, `bp` and `spo2` events at about 1 Hz of
+// capture time (spec, Streaming events). Per frame it only appends one skin-weighted RGB sample
+// (the same function the offline path uses); once per second of capture it analyses the last
+// 10 s (heart rate, one online Viterbi step: hr-track.ts) and every 5 s the last 30 s (beats →
+// HRV, beta BP and SpO2). `finish()` runs the offline chain over the accumulated trace, so its
+// measurement equals `estimateOffline` on the same packets by construction.
+import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
+import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
+import { roundTo } from '../dsp/stats.js';
+import { extractPulses } from '../pulse/pulse-signals.js';
+import { hrWindow, refineRateHz } from '../rate/hr-spectrum.js';
+import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
+import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
+import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.js';
+import type { EngineEvent, EngineMeasurement } from '../types.js';
+import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
+import { pulseToVitals } from '../vitals/pulse-vitals.js';
+import { analyzeTrace, redBlueRatioOfRatios } from './analyze.js';
+
+export interface StreamingOptions {
+  /** Capture seconds between heart-rate analyses (default 1). */
+  hrIntervalSec?: number;
+  /** Capture seconds between HRV/BP/SpO2 analyses (default 5). */
+  slowIntervalSec?: number;
+  /** Window for HRV/BP/SpO2 (default 30 s); first emitted once this much is captured, at least 20 s. */
+  slowWindowSec?: number;
+}
+
+export class StreamingEstimator {
+  private readonly trace: RgbTrace = createRgbTrace(2048);
+  private readonly hrStepMicros: number;
+  private readonly slowStepMicros: number;
+  private readonly slowWindowSec: number;
+  private nextHrMicros = -1;
+  private nextSlowMicros = -1;
+  private forward: ForwardState | null = null;
+  private lastHrHz = NaN;
+  private lastSqi = 0;
+
+  constructor(opts: StreamingOptions = {}) {
+    this.hrStepMicros = (opts.hrIntervalSec ?? 1) * 1e6;
+    this.slowStepMicros = (opts.slowIntervalSec ?? 5) * 1e6;
+    this.slowWindowSec = Math.max(20, opts.slowWindowSec ?? 30);
+  }
+
+  /** Adds one packet; returns the events it triggered (usually none). */
+  push(p: Packet): EngineEvent[] {
+    if (!appendPacket(this.trace, p)) return [];
+    const t = this.trace.tMicros[this.trace.n - 1];
+    const t0 = this.trace.tMicros[0];
+    if (this.nextHrMicros < 0) {
+      this.nextHrMicros = t0 + HR_WINDOW_SEC * 1e6;
+      this.nextSlowMicros = t0 + this.slowWindowSec * 1e6;
+    }
+    if (t < this.nextHrMicros) return [];
+    this.nextHrMicros += this.hrStepMicros * Math.max(1, Math.ceil((t - this.nextHrMicros + 1) / this.hrStepMicros));
+    const events: EngineEvent[] = [];
+    this.analyzeHeartRate(events, t);
+    if (t >= this.nextSlowMicros) {
+      this.nextSlowMicros += this.slowStepMicros * Math.max(1, Math.ceil((t - this.nextSlowMicros + 1) / this.slowStepMicros));
+      this.analyzeSlow(events, t);
+    }
+    return events;
+  }
+
+  /** The whole capture through the offline chain (equal to `estimateOffline` of the same packets). */
+  finish(): EngineMeasurement {
+    return analyzeTrace(this.trace);
+  }
+
+  /** Frames currently held. */
+  get framesUsed(): number {
+    return this.trace.n;
+  }
+
+  private windowStart(tEnd: number, windowSec: number): number {
+    const tr = this.trace;
+    const tStart = tEnd - windowSec * 1e6;
+    let lo = 0;
+    let hi = tr.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (tr.tMicros[mid] < tStart) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private windowPulses(tEnd: number, windowSec: number) {
+    const tr = this.trace;
+    const from = this.windowStart(tEnd, windowSec);
+    const to = tr.n;
+    if (to - from < 16) return null;
+    const fs = 1e6 / medianIntervalMicros(tr.tMicros, from, to);
+    const u = resampleUniform(tr.tMicros, [tr.r, tr.g, tr.b], fs, { from, to });
+    const [r, g, b] = u.channels;
+    if (r.length < 4 * fs) return null;
+    return { fs, r, b, pulses: extractPulses(r, g, b, fs) };
+  }
+
+  private analyzeHeartRate(events: EngineEvent[], tEnd: number): void {
+    const w = this.windowPulses(tEnd, HR_WINDOW_SEC);
+    if (!w) return;
+    const len = w.pulses.pos.length;
+    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs));
+    this.forward = viterbiStep(this.forward, win, this.hrStepMicros / 1e6);
+    const k = argmax(this.forward.logDelta);
+    const r = refineRateHz(win, win.lo + k);
+    this.lastHrHz = r.freqHz;
+    this.lastSqi = r.sqi;
+    if (r.sqi > HR_EVENT_MIN_SQI) {
+      events.push({ t: 'hr', hr: roundTo(r.freqHz * 60, 1), sqi: roundTo(r.sqi, 2), tMs: Math.round(tEnd / 1000) });
+    }
+  }
+
+  private analyzeSlow(events: EngineEvent[], tEnd: number): void {
+    if (!(this.lastSqi > HR_EVENT_MIN_SQI) || !Number.isFinite(this.lastHrHz)) return;
+    const w = this.windowPulses(tEnd, this.slowWindowSec);
+    if (!w) return;
+    const pulse = w.pulses.pos;
+    const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz });
+    const h = v.hrv;
+    if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6) {
+      events.push({ t: 'hrv', rmssdMs: roundTo(h.rmssdMs, 1), sdnnMs: roundTo(h.sdnnMs, 1), meanRrMs: roundTo(h.meanRrMs, 1) });
+    }
+    const bp = estimateBloodPressure(this.lastHrHz * 60, v.riseFraction, this.lastSqi);
+    events.push({ t: 'bp', systolicMmHg: Math.round(bp.systolicMmHg), diastolicMmHg: Math.round(bp.diastolicMmHg), confidence: roundTo(bp.confidence, 2) });
+    const sp = estimateSpo2(redBlueRatioOfRatios(w.r, w.b, w.fs, this.lastHrHz), this.lastSqi);
+    events.push({ t: 'spo2', value: roundTo(sp.value, 1), confidence: roundTo(sp.confidence, 2) });
+  }
+}

@@ -1,0 +1,77 @@
+// Waveform → vitals: a PPG (and optionally a respiratory waveform) at a known rate in; heart
+// rate, HRV, breathing rate and stress index out. The same stages as the trace chain after pulse
+// extraction (pulse-signals.ts `conditionPulse`, track-heart-rate.ts, pulse-vitals.ts).
+import { lowPassZeroPhase } from '../dsp/butterworth.js';
+import { median, roundTo } from '../dsp/stats.js';
+import { conditionPulse } from '../pulse/pulse-signals.js';
+import { trackHeartRate } from '../rate/track-heart-rate.js';
+import { pulseToVitals } from '../vitals/pulse-vitals.js';
+import { stressLevel, type StressLevel } from '../vitals/stress.js';
+import { HR_EVENT_MIN_SQI } from '@vitals/protocol';
+
+export interface WaveformVitals {
+  heartRate: { value: number; unit: 'bpm'; confidence: number } | null;
+  hrv: { sdnnMs: number; rmssdMs: number; pnn50Pct: number; meanRrMs: number; confidence: number } | null;
+  breathingRate: { value: number; unit: 'brpm'; confidence: number } | null;
+  stress: { index: number; level: StressLevel; unit: 'index' } | null;
+  rrIntervalsMs: number[];
+  /** Median window signal-quality index, 0..1. */
+  sqi: number;
+}
+
+export interface WaveformOptions {
+  /** Respiratory waveform sampled like the PPG; when present it decides the breathing rate. */
+  respiratoryWaveform?: ArrayLike<number>;
+  /** Minimum median SQI to report anything (default: the streaming `hr` threshold, 0.38). */
+  minSqi?: number;
+}
+
+/**
+ * @example
+ *   const fs = 30;
+ *   const ppg = Float64Array.from({ length: 900 }, (_, i) => Math.sin(2 * Math.PI * 1.2 * i / fs));
+ *   waveformToVitals(ppg, fs).heartRate?.value; // ≈ 72
+ */
+export function waveformToVitals(ppg: ArrayLike<number>, sampleRateHz: number, opts: WaveformOptions = {}): WaveformVitals {
+  const empty: WaveformVitals = { heartRate: null, hrv: null, breathingRate: null, stress: null, rrIntervalsMs: [], sqi: 0 };
+  if (ppg.length < 4 * sampleRateHz) return empty;
+  const x = Float64Array.from(ppg);
+  const pulse = conditionPulse(x, sampleRateHz);
+  const track = trackHeartRate([pulse], sampleRateHz);
+  const sqi = track.sqi.length ? median(track.sqi) : 0;
+  if (!Number.isFinite(track.meanHrBpm) || sqi < (opts.minSqi ?? HR_EVENT_MIN_SQI)) return { ...empty, sqi: roundTo(sqi, 3) };
+  const slow = lowPassZeroPhase(x, sampleRateHz, 0.05);
+  const baseline = lowPassZeroPhase(
+    Float64Array.from(x, (v, i) => v - slow[i]),
+    sampleRateHz,
+    0.7,
+  );
+  const v = pulseToVitals({
+    pulse,
+    sampleRateHz,
+    hrHz: track.meanHrBpm / 60,
+    baseline,
+    respWaveform: opts.respiratoryWaveform,
+  });
+  const conf = roundTo(Math.min(1, sqi / 0.6), 2);
+  const h = v.hrv;
+  return {
+    heartRate: { value: roundTo(track.meanHrBpm, 1), unit: 'bpm', confidence: conf },
+    hrv:
+      h && h.nnCount >= 15
+        ? {
+            sdnnMs: roundTo(h.sdnnMs, 1),
+            rmssdMs: roundTo(h.rmssdMs, 1),
+            pnn50Pct: roundTo(h.pnn50Pct, 1),
+            meanRrMs: roundTo(h.meanRrMs, 1),
+            confidence: roundTo(conf * h.acceptedFraction, 2),
+          }
+        : null,
+    breathingRate: v.breathing
+      ? { value: roundTo(v.breathing.rateBrpm, 1), unit: 'brpm', confidence: roundTo(v.breathing.confidence, 2) }
+      : null,
+    stress: v.stressIndex !== null ? { index: roundTo(v.stressIndex, 1), level: stressLevel(v.stressIndex), unit: 'index' } : null,
+    rrIntervalsMs: Array.from(v.rr.nnMs, (r) => roundTo(r, 1)),
+    sqi: roundTo(sqi, 3),
+  };
+}

@@ -1,0 +1,88 @@
+// Temporal tracking of the heart rate across windows: Viterbi decoding of the most likely rate
+// path over the windows' score spectra with a Gaussian penalty on rate changes (as in spectral
+// HR trackers for wearable PPG, e.g. Zhang, Pi & Liu, "TROIKA", IEEE TBME 62(2), 2015, spectral
+// peak tracking; here the dynamic-programming form). The forward step alone is the online tracker
+// used by the streaming estimator.
+import type { HrWindow } from './hr-spectrum.js';
+
+/** Standard deviation of the rate change between windows 1 s apart, bpm. */
+export const HR_STEP_SIGMA_BPM = 4;
+/** Largest rate change allowed between consecutive windows, bpm. */
+export const HR_MAX_STEP_BPM = 15;
+const SCORE_FLOOR = 1e-4;
+
+export interface ForwardState {
+  lo: number;
+  logDelta: Float64Array;
+}
+
+function emission(w: HrWindow, i: number): number {
+  return Math.log(w.score[i] + SCORE_FLOOR);
+}
+
+/** One forward step: new log-likelihood vector given the previous one (or null at the start). */
+export function viterbiStep(
+  prev: ForwardState | null,
+  w: HrWindow,
+  stepSec: number,
+  back?: Int32Array,
+): ForwardState {
+  const out = new Float64Array(w.states);
+  const binBpm = w.binHz * 60;
+  const sigma = HR_STEP_SIGMA_BPM * Math.sqrt(Math.max(0.25, stepSec));
+  const maxJump = Math.max(1, Math.round((HR_MAX_STEP_BPM * Math.max(1, stepSec)) / binBpm));
+  const c = 1 / (2 * (sigma / binBpm) ** 2);
+  if (!prev || prev.lo !== w.lo || prev.logDelta.length !== w.states) {
+    for (let i = 0; i < w.states; i++) out[i] = emission(w, i);
+    if (back) back.fill(-1);
+    return { lo: w.lo, logDelta: out };
+  }
+  const pd = prev.logDelta;
+  for (let i = 0; i < w.states; i++) {
+    let best = -Infinity;
+    let arg = i;
+    const a = Math.max(0, i - maxJump);
+    const b = Math.min(w.states - 1, i + maxJump);
+    for (let j = a; j <= b; j++) {
+      const d = i - j;
+      const v = pd[j] - c * d * d;
+      if (v > best) {
+        best = v;
+        arg = j;
+      }
+    }
+    out[i] = best + emission(w, i);
+    if (back) back[i] = arg;
+  }
+  // Normalise to avoid drift of the log values over long captures.
+  let m = -Infinity;
+  for (let i = 0; i < out.length; i++) if (out[i] > m) m = out[i];
+  for (let i = 0; i < out.length; i++) out[i] -= m;
+  return { lo: w.lo, logDelta: out };
+}
+
+export function argmax(x: ArrayLike<number>): number {
+  let k = 0;
+  for (let i = 1; i < x.length; i++) if (x[i] > x[k]) k = i;
+  return k;
+}
+
+/** Most likely state path (candidate indices) over all windows. */
+export function viterbiPath(windows: HrWindow[], stepSec: number): Int32Array {
+  const n = windows.length;
+  const path = new Int32Array(n);
+  if (n === 0) return path;
+  const backs: Int32Array[] = [];
+  let state: ForwardState | null = null;
+  for (const w of windows) {
+    const back = new Int32Array(w.states);
+    state = viterbiStep(state, w, stepSec, back);
+    backs.push(back);
+  }
+  path[n - 1] = argmax(state!.logDelta);
+  for (let t = n - 1; t > 0; t--) {
+    const b = backs[t][path[t]];
+    path[t - 1] = b >= 0 ? b : path[t];
+  }
+  return path;
+}

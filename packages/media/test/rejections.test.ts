@@ -1,0 +1,106 @@
+/**
+ * Spec: Video rejections, checked in order (CLARIFICATIONS 22). Every code is produced here by a
+ * generated clip, so these cases run everywhere (no recordings needed).
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { videoToPackets } from '../src/index.js';
+import { makeClip, skinDetector, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+const at = (name: string): string => path.join(tmp.dir, name);
+const FACE: [number, number, number, number] = [100, 50, 120, 140];
+
+describe('unsupported_media', () => {
+  beforeAll(async () => {
+    const bytes = new Uint8Array(200_000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919 + 13) & 0xff;
+    writeFileSync(at('garbage.mp4'), bytes);
+    writeFileSync(at('text.webm'), 'this is not a video\n'.repeat(100));
+    await makeClip(at('mpeg4.mp4'), { seconds: 21, fps: 25, faces: [FACE], codecArgs: ['-c:v', 'mpeg4', '-q:v', '5'] });
+    await makeClip(at('h264.mkv'), { seconds: 21, fps: 25, faces: [FACE] });
+    await makeClip(at('mjpeg.avi'), { seconds: 21, fps: 25, faces: [FACE], codecArgs: ['-c:v', 'mjpeg'] });
+    await makeClip(at('still.png'), { seconds: 1, fps: 1, codecArgs: ['-frames:v', '1'] });
+  });
+
+  it.each([
+    ['garbage bytes named .mp4', 'garbage.mp4'],
+    ['a text file named .webm', 'text.webm'],
+    ['MPEG-4 Part 2 in MP4 (a transcode)', 'mpeg4.mp4'],
+    ['H.264 in Matroska (not WebM)', 'h264.mkv'],
+    ['MJPEG in AVI', 'mjpeg.avi'],
+    ['a still image', 'still.png'],
+    ['a path that does not exist', 'missing.mp4'],
+  ])('%s', async (_label, name) => {
+    const r = await videoToPackets(at(name), { detector: skinDetector });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.code).toBe('unsupported_media');
+  });
+});
+
+describe('timing rules', () => {
+  it('too_short: under 20 s', async () => {
+    const r = await videoToPackets(await makeClip(at('short.mp4'), { seconds: 5, fps: 30, faces: [FACE] }), { detector: skinDetector });
+    expect(r).toMatchObject({ ok: false, code: 'too_short' });
+  });
+
+  it('insufficient_frame_rate: 15 fps', async () => {
+    const r = await videoToPackets(await makeClip(at('15fps.mp4'), { seconds: 22, fps: 15, faces: [FACE] }), { detector: skinDetector });
+    expect(r).toMatchObject({ ok: false, code: 'insufficient_frame_rate' });
+  });
+
+  it('too short and too slow names too_short (order)', async () => {
+    const r = await videoToPackets(await makeClip(at('short15.mp4'), { seconds: 6, fps: 15, faces: [FACE] }), { detector: skinDetector });
+    expect(r).toMatchObject({ ok: false, code: 'too_short' });
+  });
+
+  it('a real 20.0 s clip at exactly 20 fps passes both', async () => {
+    const r = await videoToPackets(await makeClip(at('edge.mp4'), { seconds: 20, fps: 20, faces: [FACE] }), { detector: skinDetector });
+    expect(r.ok).toBe(true);
+  });
+});
+
+describe('face rules', () => {
+  it('face_not_detected with the real detector: a test pattern has no face', async () => {
+    const file = await makeClip(at('noface.mp4'), { seconds: 21, fps: 20, width: 256, height: 192, background: 'testsrc' });
+    const r = await videoToPackets(file);
+    expect(r).toMatchObject({ ok: false, code: 'face_not_detected' });
+    if (!r.ok) expect(r.stats?.framesWithFace).toBe(0);
+  }, 90_000);
+
+  it('face_not_detected: a face in only 60 % of frames', async () => {
+    const file = await makeClip(at('partial.mp4'), { seconds: 21, fps: 25, faces: [FACE], faceShare: 0.6 });
+    const r = await videoToPackets(file, { detector: skinDetector });
+    expect(r).toMatchObject({ ok: false, code: 'face_not_detected' });
+    if (!r.ok) expect(r.stats?.facePresence).toBeGreaterThan(0.5);
+  });
+
+  it('a face in 80 % of frames is enough', async () => {
+    const file = await makeClip(at('mostly.mp4'), { seconds: 21, fps: 25, faces: [FACE], faceShare: 0.8 });
+    expect((await videoToPackets(file, { detector: skinDetector })).ok).toBe(true);
+  });
+
+  it('face_too_small: median width under 100 px', async () => {
+    const file = await makeClip(at('small.mp4'), { seconds: 21, fps: 25, faces: [[140, 80, 60, 70]] });
+    const r = await videoToPackets(file, { detector: skinDetector });
+    expect(r).toMatchObject({ ok: false, code: 'face_too_small' });
+    if (!r.ok) expect(r.stats?.medianFaceWidthPx).toBeLessThan(100);
+  });
+
+  it('small and mostly absent names face_not_detected (order)', async () => {
+    const file = await makeClip(at('smallpartial.mp4'), { seconds: 21, fps: 25, faces: [[140, 80, 60, 70]], faceShare: 0.5 });
+    expect(await videoToPackets(file, { detector: skinDetector })).toMatchObject({ ok: false, code: 'face_not_detected' });
+  });
+
+  it('a low-bitrate recording is not a rejection', async () => {
+    const file = await makeClip(at('lowrate.mp4'), {
+      seconds: 21,
+      fps: 25,
+      faces: [FACE],
+      codecArgs: ['-c:v', 'libx264', '-b:v', '40k', '-pix_fmt', 'yuv420p'],
+    });
+    expect((await videoToPackets(file, { detector: skinDetector })).ok).toBe(true);
+  });
+});

@@ -77,7 +77,11 @@ function breathingFromBeats(input: PulseVitalsInput, beats: Beats, rr: RrSeries)
   // RIFV from accepted intervals only (an ectopic beat is not breathing).
   const tt: number[] = [];
   const vv: number[] = [];
-  for (let i = 0; i < rr.rawMs.length; i++) if (rr.accepted[i]) (tt.push(rr.endSec[i]), vv.push(rr.rawMs[i]));
+  for (let i = 0; i < rr.rawMs.length; i++) {
+    if (!rr.accepted[i]) continue;
+    tt.push(rr.endSec[i]);
+    vv.push(rr.rawMs[i]);
+  }
   if (tt.length >= 8) add(respSource('rifv', interpolateSeries(tt, vv, fs, t0, t1), fs, band));
   const base = input.baseline;
   const mid = new Float64Array(n);

@@ -1,0 +1,103 @@
+/** Public endpoints (spec: Public endpoints; CLARIFICATIONS 6): no authentication. */
+import { describe, expect } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { PUBLIC_LIMITS } from '@vitals/protocol';
+import { json, test } from './helpers.js';
+
+/** Every (method, path) the app registered, read from the router itself so it cannot drift. */
+export function registeredRoutes(app: FastifyInstance): Array<{ method: string; path: string }> {
+  const out: Array<{ method: string; path: string }> = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^([│ ├└─]*)(\S.*?) \(([A-Z, ]+)\)$/.exec(line.replace(/\u00a0/g, ' '));
+    if (!m) continue;
+    const depth = Math.floor(m[1].length / 4);
+    stack.length = depth;
+    const segment = m[2];
+    stack.push(segment);
+    const path = stack.join('');
+    for (const method of m[3].split(/,\s*/)) out.push({ method, path });
+  }
+  return out;
+}
+
+const openapiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+describe('GET /health', () => {
+  test('.happy {ok:true, version}', async ({ world }) => {
+    const res = await world.app.inject({ url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(json(res)).toEqual({ ok: true, version: world.t.config.version });
+    expect(world.t.config.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('GET /openapi.json', () => {
+  test('.happy OpenAPI 3.1 that lists every /sdk/v1 route registered in the app', async ({ world }) => {
+    const doc = json(await world.app.inject({ url: '/openapi.json' }));
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const routes = registeredRoutes(world.app).filter((r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD');
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const r of routes) {
+      const op = doc.paths?.[openapiPath(r.path)]?.[r.method.toLowerCase()];
+      expect(op, `${r.method} ${r.path}`).toBeDefined();
+      expect(op.security, `${r.method} ${r.path} is signed`).toEqual([{ NCS1: [] }]);
+    }
+    expect(doc.components.securitySchemes.NCS1).toBeDefined();
+  });
+
+  test('.happy request bodies are described from the schemas (source required)', async ({ world }) => {
+    const doc = json(await world.app.inject({ url: '/openapi.json' }));
+    const body = doc.paths['/sdk/v1/measurements'].post.requestBody.content['application/json'].schema;
+    expect(body.required).toContain('source');
+    expect(body.properties.sdkVersion.pattern).toBe('^[A-Za-z0-9][A-Za-z0-9._+-]*$');
+  });
+});
+
+describe('GET /.well-known/agent.json', () => {
+  test('.happy names capabilities and the NCS1 auth scheme', async ({ world }) => {
+    const res = await world.app.inject({ url: '/.well-known/agent.json', headers: { host: 'vitals.example:8787' } });
+    expect(res.statusCode).toBe(200);
+    const doc = json(res);
+    expect(doc.auth.scheme).toBe('NCS1');
+    expect(doc.auth.headers).toEqual(['x-key-id', 'x-timestamp', 'x-nonce', 'x-signature']);
+    expect(doc.capabilities).toBeDefined();
+    expect(doc.api.openapi).toMatch(/\/openapi\.json$/);
+  });
+});
+
+describe('GET /api/v1/pricing', () => {
+  test('.happy token rates, metric sets and packs', async ({ world }) => {
+    const res = await world.app.inject({ url: '/api/v1/pricing' });
+    expect(res.statusCode).toBe(200);
+    const { data } = json(res);
+    expect(data.currency).toBe('USD');
+    expect(data.rates.core.perSecondUsd).toBeGreaterThan(0);
+    expect(Object.keys(data.metricSets)).toContain('core');
+    expect(data.packs.length).toBeGreaterThan(0);
+    for (const p of data.packs) expect(p.tokensUsd).toBeGreaterThanOrEqual(p.priceUsd);
+  });
+});
+
+describe('GET /api/v1/limits', () => {
+  test('.happy exactly the eight named constants, with their real values', async ({ world }) => {
+    const res = await world.app.inject({ url: '/api/v1/limits' });
+    expect(res.statusCode).toBe(200);
+    const { data } = json(res);
+    expect(Object.keys(data).sort()).toEqual(
+      ['keyRateLimitPerMinMax', 'orgWebhookLimit', 'webhookAttempts', 'measurementBaseDurationSec', 'cloudMinDurationSec', 'cloudMaxDurationSec', 'exportRowCap', 'maxWindowDays'].sort(),
+    );
+    // The spec's own numbers where it gives them.
+    expect(data).toMatchObject({ orgWebhookLimit: 5, webhookAttempts: 3, cloudMinDurationSec: 20, cloudMaxDurationSec: 180 });
+    expect(data).toEqual({ ...PUBLIC_LIMITS });
+    for (const v of Object.values(data)) expect(Number.isInteger(v)).toBe(true);
+  });
+});
+
+describe('.security public endpoints need no signature and ignore one', () => {
+  test.for(['/health', '/openapi.json', '/.well-known/agent.json', '/api/v1/pricing', '/api/v1/limits'])('%s', async (url, { world }) => {
+    const res = await world.app.inject({ url, headers: { 'x-key-id': 'key_unknown', 'x-signature': 'garbage' } });
+    expect(res.statusCode).toBe(200);
+    expect(await world.usageRows('key_unknown')).toHaveLength(0);
+  });
+});

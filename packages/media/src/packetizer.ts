@@ -13,7 +13,8 @@ import {
   type Box,
   type Packet,
 } from '@vitals/protocol';
-import { encodeAuxJpeg } from './aux-crop.js';
+import { auxRgb } from './aux-crop.js';
+import type { JpegStreamEncoder } from './jpeg-encoder.js';
 import { faceTelemetry } from './landmarks.js';
 import type { ScheduledFrame } from './schedule.js';
 
@@ -25,7 +26,8 @@ const MOTION_FULL_SCALE = 0.5;
 const MOTION_TAU_SEC = 0.5;
 
 export interface PacketizerOptions {
-  aux: boolean;
+  /** Encoder of aux crops; none when aux was not asked for. */
+  aux: JpegStreamEncoder | null;
   /** Source pixels per decoded pixel (1 unless ffmpeg scaled a large video down). */
   scaleBack: number;
 }
@@ -45,6 +47,7 @@ export class Packetizer {
   private motion = 0;
   private nextSide = 0;
   private nextAux = 0;
+  private readonly auxJobs: { tMicros: number; jpeg: Promise<Uint8Array> }[] = [];
 
   constructor(private readonly opts: PacketizerOptions) {}
 
@@ -85,10 +88,26 @@ export class Packetizer {
     }
     if (this.opts.aux && t >= this.nextAux) {
       this.nextAux = t + SIDE_PERIOD_SEC - 0.01;
-      for (const chunk of encodeAuxChunks({ tMicros, jpeg: encodeAuxJpeg(frame, box) })) {
-        this.packets.push(decodePacket(chunk) as Packet);
-      }
+      this.auxJobs.push({ tMicros, jpeg: this.opts.aux.encode(auxRgb(frame, box)) });
     }
+  }
+
+  /** All packets in time order, aux chunks (encoded in the background) merged in. */
+  async finish(): Promise<Packet[]> {
+    if (!this.opts.aux) return this.packets;
+    await this.opts.aux.finish();
+    const aux: Packet[] = [];
+    for (const job of this.auxJobs) {
+      for (const chunk of encodeAuxChunks({ tMicros: job.tMicros, jpeg: await job.jpeg })) aux.push(decodePacket(chunk) as Packet);
+    }
+    const merged: Packet[] = [];
+    let j = 0;
+    for (const p of this.packets) {
+      while (j < aux.length && aux[j].tMicros < p.tMicros) merged.push(aux[j++]);
+      merged.push(p);
+    }
+    while (j < aux.length) merged.push(aux[j++]);
+    return merged;
   }
 
   private updateMotion(t: number, box: Box): void {

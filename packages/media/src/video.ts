@@ -5,6 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import {
+  AUX_SIZE,
   VIDEO_MIN_DURATION_SEC,
   VIDEO_MIN_FACE_PRESENCE,
   VIDEO_MIN_FACE_WIDTH_PX,
@@ -16,6 +17,7 @@ import { decodeFrames, DecodeError, readFrameTimes, type DecodedFrame } from './
 import type { FaceDetector } from './detector.js';
 import { resolveFfmpeg } from './ffmpeg.js';
 import { createHumanDetector } from './human-detector.js';
+import { JpegStreamEncoder } from './jpeg-encoder.js';
 import { Packetizer } from './packetizer.js';
 import { probeVideo, type ProbeInfo } from './probe.js';
 import { FrameScheduler, largestFace } from './schedule.js';
@@ -123,7 +125,8 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   const expectedFrames = Number.isFinite(info.frameCount) ? info.frameCount : info.durationSec * nominalFps;
   const track = {};
   const scheduler = new FrameScheduler();
-  const packetizer = new Packetizer({ aux: opts.aux ?? false, scaleBack: size.scaleBack });
+  const auxEncoder = opts.aux ? new JpegStreamEncoder(bins.ffmpeg, AUX_SIZE, AUX_SIZE) : null;
+  const packetizer = new Packetizer({ aux: auxEncoder, scaleBack: size.scaleBack });
   let nextAnalysis = -Infinity;
   let nextFresh = -Infinity;
   let lastFaceSeen = false;
@@ -131,6 +134,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   let first = NaN;
   let last = NaN;
   const intervals: number[] = [];
+  let packets: Packet[] = [];
 
   try {
     const frames = decodeFrames(bins.ffmpeg, filePath, { ...size, nominalFps, times, signal: opts.signal });
@@ -153,7 +157,9 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
       report(frame, opts, expectedFrames, (p) => (lastProgress = p), lastProgress);
     }
     for (const s of scheduler.flush()) packetizer.push(s);
+    packets = await packetizer.finish();
   } catch (err) {
+    auxEncoder?.kill();
     if (err instanceof DecodeError) return reject('unsupported_media', 'The video stream could not be decoded.', base);
     throw err;
   }
@@ -191,7 +197,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
       `The face is ${stats.medianFaceWidthPx.toFixed(0)} px wide (median); at least ${VIDEO_MIN_FACE_WIDTH_PX} px is needed.`,
       stats,
     );
-  return { ok: true, packets: packetizer.packets, stats };
+  return { ok: true, packets, stats };
 }
 
 function report(frame: DecodedFrame, opts: VideoOptions, expected: number, set: (p: number) => void, lastP: number): void {

@@ -1,0 +1,101 @@
+/**
+ * The WebSocket endpoint: `ws` in noServer mode on the HTTP server's `upgrade` event at
+ * STREAM_PATH (spec: Streaming protocol). permessage-deflate is off; the 8 KB message cap is
+ * enforced per message by the connection (so it can answer `protocol_error` first), and `ws`
+ * refuses anything over twice that before buffering it. One ticker drives every connection's
+ * timers; server shutdown ends every session (aborted, `disconnected`) and closes the sockets.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { WS_MAX_MESSAGE_BYTES } from '@vitals/protocol';
+import type { AppContext } from '../context.js';
+import { StreamConnection } from './connection.js';
+import { FrameScheduler } from './scheduler.js';
+import { STREAM_PATH } from './paths.js';
+
+/** `ws` drops larger messages itself (close 1009) without buffering them. */
+export const WS_HARD_CAP_BYTES = 2 * WS_MAX_MESSAGE_BYTES;
+const TICK_MS = 250;
+/** Sockets per process; more get HTTP 503 at the upgrade. */
+const MAX_CONNECTIONS = 5000;
+
+export interface HubLogger {
+  error(obj: unknown, msg: string): void;
+}
+
+export class StreamHub {
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: WS_HARD_CAP_BYTES,
+    clientTracking: false,
+  });
+  private readonly conns = new Set<StreamConnection>();
+  private readonly scheduler = new FrameScheduler();
+  private readonly ticker: NodeJS.Timeout;
+  private closing?: Promise<void>;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: HubLogger,
+  ) {
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+    this.ticker.unref();
+  }
+
+  attach(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(server, req, socket, head));
+  }
+
+  get size(): number {
+    return this.conns.size;
+  }
+
+  private onUpgrade(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // The query string is ignored (a token there is never read; CLARIFICATIONS 27).
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== STREAM_PATH) {
+      if (server.listenerCount('upgrade') === 1) refuse(socket, 404, 'Not Found');
+      return;
+    }
+    if (this.closing) return refuse(socket, 503, 'Service Unavailable');
+    if (this.conns.size >= MAX_CONNECTIONS) return refuse(socket, 503, 'Service Unavailable');
+    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const conn: StreamConnection = new StreamConnection(ws, {
+        ctx: this.ctx,
+        scheduler: this.scheduler,
+        log: this.log,
+        onEnd: () => this.conns.delete(conn),
+      });
+      this.conns.add(conn);
+    });
+  }
+
+  private tick(): void {
+    const now = this.ctx.clock.now();
+    for (const c of this.conns) {
+      try {
+        c.tick(now);
+      } catch (err) {
+        this.log.error({ err }, 'stream tick failed');
+      }
+    }
+  }
+
+  /** Ends every session and closes every socket; idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.ticker);
+      await Promise.all([...this.conns].map((c) => c.shutdown()));
+      this.conns.clear();
+      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    })();
+    return this.closing;
+  }
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  socket.destroy();
+}

@@ -1,0 +1,59 @@
+/**
+ * Fair, bounded processing of queued frames across all sockets of the process. Messages are only
+ * enqueued on arrival; the scheduler drains session queues round-robin in slices of at most
+ * SLICE_MS and yields to the event loop between slices, so socket I/O keeps flowing under load and
+ * a session that falls behind overflows its own 15-frame queue (oldest dropped) instead of
+ * delaying everyone.
+ */
+const SLICE_MS = 8;
+const FRAMES_PER_TURN = 4;
+
+export interface Drainable {
+  /** Processes up to `max` queued frames; returns whether work remains. */
+  drain(max: number): boolean;
+  scheduled: boolean;
+}
+
+export class FrameScheduler {
+  private ready: Drainable[] = [];
+  private next: Drainable[] = [];
+  private pending = false;
+
+  schedule(s: Drainable): void {
+    if (!s.scheduled) {
+      s.scheduled = true;
+      this.ready.push(s);
+    }
+    if (!this.pending) {
+      this.pending = true;
+      setImmediate(this.run);
+    }
+  }
+
+  private run = (): void => {
+    this.pending = false;
+    const deadline = performance.now() + SLICE_MS;
+    while (this.ready.length > 0) {
+      for (const s of this.ready) {
+        if (performance.now() >= deadline) {
+          this.next.push(s);
+          continue;
+        }
+        let more = false;
+        try {
+          more = s.drain(FRAMES_PER_TURN);
+        } catch {
+          more = false; // a session reports its own failures; the scheduler must survive them
+        }
+        if (more) this.next.push(s);
+        else s.scheduled = false;
+      }
+      [this.ready, this.next] = [this.next, []];
+      if (performance.now() >= deadline) break;
+    }
+    if (this.ready.length > 0) {
+      this.pending = true;
+      setImmediate(this.run);
+    }
+  };
+}

@@ -1,0 +1,73 @@
+/** Pure parts of the CLI, in-process: the exit-code table, the idempotency key, --since, docs in step. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '@vitals/protocol';
+import { EXIT_CODES, exitCodeFor, idempotencyKeyFor, loadConfig, parseSince, runCli } from '@vitals/cli';
+
+describe('exit-code table', () => {
+  it('maps every API error code of the protocol table: 401s and key_disabled 3, 429 7, other refusals 4', () => {
+    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+      const exit = exitCodeFor(code, { fromApi: true });
+      if (status === 401 || code === 'key_disabled') expect(exit, code).toBe(3);
+      else if (status === 429) expect(exit, code).toBe(7);
+      else if (code === 'internal_error') expect(exit, code).toBe(1);
+      else expect(exit, code).toBe(4);
+    }
+  });
+
+  it('local outcomes', () => {
+    expect(exitCodeFor('usage_error')).toBe(2);
+    expect(exitCodeFor('config_error')).toBe(2);
+    expect(exitCodeFor('bad_file')).toBe(2);
+    expect(exitCodeFor('job_not_completed')).toBe(5);
+    expect(exitCodeFor('wait_timeout')).toBe(6);
+    expect(exitCodeFor('network_error')).toBe(1);
+    expect(exitCodeFor('something_new')).toBe(1);
+    expect(exitCodeFor('something_new', { fromApi: true })).toBe(4);
+  });
+
+  it('docs/cli.md lists the same exit codes', () => {
+    const doc = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+    for (const code of Object.values(EXIT_CODES)) expect(doc, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+  });
+});
+
+describe('idempotency key', () => {
+  const sha = 'a'.repeat(64);
+  it('is stable for the same file and options, 16-200 chars, and changes with the options', async () => {
+    const k1 = await idempotencyKeyFor(sha, { features: ['bp', 'hrv'] });
+    expect(k1).toBe(await idempotencyKeyFor(sha, { features: ['bp', 'hrv'] }));
+    expect(k1).toMatch(/^cli-a{64}-[0-9a-f]{12}$/);
+    expect(k1.length).toBeGreaterThanOrEqual(16);
+    expect(k1.length).toBeLessThanOrEqual(200);
+    expect(await idempotencyKeyFor(sha, { features: ['hrv'] })).not.toBe(k1);
+    expect(await idempotencyKeyFor(sha, { features: ['bp', 'hrv'], userRef: 'u1' })).not.toBe(k1);
+  });
+});
+
+describe('--since', () => {
+  const now = Date.UTC(2026, 0, 2);
+  it.each([
+    ['15m', now - 15 * 60_000],
+    ['2h', now - 7_200_000],
+    ['1d', now - 86_400_000],
+    ['1767225600000', 1767225600000],
+    ['2026-01-01T00:00:00Z', Date.UTC(2026, 0, 1)],
+  ])('%s', (text, want) => expect(parseSince(text, now)).toBe(want));
+});
+
+describe('config', () => {
+  it('defaults the base address and refuses a non-http one', () => {
+    expect(loadConfig({ VITALS_KEY_ID: 'k', VITALS_KEY_SECRET: 's' }).baseUrl).toBe('http://127.0.0.1:8787');
+    expect(() => loadConfig({ VITALS_KEY_ID: 'k', VITALS_KEY_SECRET: 's', VITALS_BASE_URL: 'ftp://x' })).toThrow(/VITALS_BASE_URL/);
+  });
+});
+
+describe('runCli in-process', () => {
+  it('returns 2 and writes to the injected stderr when credentials are missing', async () => {
+    let err = '';
+    const code = await runCli(['auth', 'test'], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {} });
+    expect(code).toBe(2);
+    expect(err).toMatch(/missing credentials/);
+  });
+});

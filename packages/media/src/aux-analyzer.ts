@@ -66,7 +66,8 @@ export function toEightClasses(scores: { score: number; emotion: string }[], mes
 }
 
 /**
- * Gaze = head rotation + eye-in-head rotation. The eye part treats each eyeball as a sphere whose
+ * Gaze = head rotation + eye-in-head rotation, yaw positive towards the image's right and pitch
+ * positive upwards. The eye part treats each eyeball as a sphere whose
  * radius is 0.55 eye widths and reads the iris centre's offset from the eye centre (MediaPipe Iris
  * points 468-477, present when the iris model ran).
  */
@@ -91,7 +92,9 @@ export function gazeFromMesh(m: readonly Pt[], headYawRad: number, headPitchRad:
     yaw += Math.asin(clamp((iris[0] - cx) / r, -1, 1)) / 2;
     pitch += Math.asin(clamp(-(iris[1] - cy) / r, -1, 1)) / 2;
   }
-  return { yaw: headYawRad + yaw, pitch: headPitchRad + pitch };
+  // Human's head yaw is positive towards the image's left and its pitch positive chin-down
+  // (checked on mirrored frames and mesh depth); the gaze convention is image-right and up.
+  return { yaw: yaw - headYawRad, pitch: pitch - headPitchRad };
 }
 
 const AUX_CONFIG = {

@@ -1,0 +1,292 @@
+/**
+ * The store's contract (STYLE habit 5): one suite over the store verbs, looped over every adapter —
+ * SQLite always, PostgreSQL when VITALS_TEST_DATABASE_URL is set (kysely loops its suite over its
+ * dialects the same way). Values must come back with the same JS types on both: numbers not
+ * bigint strings, 0/1 flags, exact text.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { newLogId, newMeasurementId, randomHex, ZERO_LOG_ID, sha256Hex } from '@vitals/protocol';
+import { openDatabase, type DbHandle } from '../src/store/db.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { createKey, createOrg, getKey, getOrg, setKeyStatus } from '../src/store/orgs-keys.js';
+import { spendNonce, sweepNonces } from '../src/store/nonces.js';
+import { appendUsage, listUsage, type UsageRow } from '../src/store/usage-log.js';
+import { baselineRows, getMeasurement, insertMeasurement, listUserMeasurements, listUsers } from '../src/store/measurements.js';
+import { addMonthUsage, getMonthUsage, monthOf } from '../src/store/metering.js';
+import { serverSecret } from '../src/store/settings.js';
+import type { Measurement } from '../src/domain/measurement.js';
+
+interface Adapter {
+  name: string;
+  open(): Promise<{ db: DbHandle; cleanup(): Promise<void> }>;
+}
+
+const ADAPTERS: Adapter[] = [
+  {
+    name: 'sqlite',
+    async open() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-store-'));
+      const db = openDatabase({ sqlitePath: path.join(dir, 'vitals.db') });
+      return {
+        db,
+        async cleanup() {
+          await db.close();
+          fs.rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+const PG_URL = process.env.VITALS_TEST_DATABASE_URL;
+if (PG_URL) {
+  ADAPTERS.push({
+    name: 'postgres',
+    async open() {
+      const schema = `c_${randomHex(6)}`;
+      const admin = openDatabase({ databaseUrl: PG_URL, poolSize: 1 });
+      await admin.db.schema.createSchema(schema).execute();
+      await admin.close();
+      const db = openDatabase({ databaseUrl: PG_URL, pgSchema: schema, poolSize: 4 });
+      return {
+        db,
+        async cleanup() {
+          await db.close();
+          const a = openDatabase({ databaseUrl: PG_URL, poolSize: 1 });
+          await a.db.schema.dropSchema(schema).cascade().execute();
+          await a.close();
+        },
+      };
+    },
+  });
+}
+
+const T = Date.UTC(2026, 10, 1, 12);
+
+function measurement(keyId: string, over: Partial<Measurement> = {}): Measurement {
+  return {
+    id: newMeasurementId(),
+    keyId,
+    requestId: `req_${randomHex(12)}`,
+    origin: 'on_device',
+    attested: false,
+    source: 'web',
+    createdAt: T,
+    isComplete: true,
+    quality: { level: 'good', score: 0.8, usable: true },
+    cardiac: { heartRate: { value: 70, unit: 'bpm' } },
+    ...over,
+  } as Measurement;
+}
+
+function usage(over: Partial<UsageRow> = {}): UsageRow {
+  return {
+    id: newLogId(),
+    time: T,
+    endpoint: '/sdk/v1/auth/test',
+    method: 'POST',
+    status: 'success',
+    latencyMs: 3,
+    requestId: `req_${randomHex(12)}`,
+    error: null,
+    errorCode: null,
+    qualityLevel: null,
+    ...over,
+  };
+}
+
+describe.each(ADAPTERS)('store contract: $name', (adapter) => {
+  let h: { db: DbHandle; cleanup(): Promise<void> };
+  const db = () => h.db.db;
+
+  beforeEach(async () => {
+    h = await adapter.open();
+    await migrateToLatest(h.db.db);
+  });
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  test('migrations are idempotent: a second run applies nothing', async () => {
+    expect(await migrateToLatest(db())).toEqual([]);
+  });
+
+  describe('orgs and keys', () => {
+    test('an org round-trips with numeric balance and time', async () => {
+      const org = await createOrg(db(), 'Acme', 12.345678, T);
+      const got = await getOrg(db(), org.id);
+      expect(got).toEqual({ id: org.id, name: 'Acme', tokenBalanceMicro: 12_345_678, createdAt: T });
+      expect(typeof got!.createdAt).toBe('number');
+    });
+
+    test('a key round-trips; its secret is stored only as SHA-256', async () => {
+      const org = await createOrg(db(), 'o', 0, T);
+      const { key, secret } = await createKey(db(), { orgId: org.id, rateLimitPerMin: 30, quotaSecondsMonth: 3600, tokenQuotaMonthMicro: 5_000_000, expiresAt: T + 1, features: ['hrv', 'nonsense', 'bp'] }, T);
+      const got = await getKey(db(), key.id);
+      expect(got).toEqual({
+        id: key.id,
+        orgId: org.id,
+        secretSha256: await sha256Hex(secret),
+        status: 'active',
+        mode: 'live',
+        features: ['hrv', 'bp'],
+        rateLimitPerMin: 30,
+        quotaSecondsMonth: 3600,
+        tokenQuotaMonthMicro: 5_000_000,
+        expiresAt: T + 1,
+        createdAt: T,
+      });
+      const row = await db().selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
+      expect(Object.values(row)).not.toContain(secret);
+    });
+
+    test('optional key limits come back as null', async () => {
+      const org = await createOrg(db(), 'o', 0, T);
+      const { key } = await createKey(db(), { orgId: org.id }, T);
+      expect(await getKey(db(), key.id)).toMatchObject({ rateLimitPerMin: 0, quotaSecondsMonth: null, tokenQuotaMonthMicro: null, expiresAt: null });
+    });
+
+    test('setKeyStatus flips status and reports unknown ids', async () => {
+      const org = await createOrg(db(), 'o', 0, T);
+      const { key } = await createKey(db(), { orgId: org.id }, T);
+      expect(await setKeyStatus(db(), key.id, 'disabled')).toBe(true);
+      expect((await getKey(db(), key.id))!.status).toBe('disabled');
+      expect(await setKeyStatus(db(), 'key_nope', 'disabled')).toBe(false);
+    });
+
+    test('key ids are case-sensitive', async () => {
+      const org = await createOrg(db(), 'o', 0, T);
+      const { key } = await createKey(db(), { orgId: org.id }, T);
+      expect(await getKey(db(), key.id.toUpperCase())).toBeUndefined();
+    });
+  });
+
+  describe('nonces', () => {
+    test('a nonce is spent once per key within its lifetime, then may be taken over', async () => {
+      expect(await spendNonce(db(), 'k1', 'nonce-a', T, 600_000)).toBe(true);
+      expect(await spendNonce(db(), 'k1', 'nonce-a', T + 599_999, 600_000)).toBe(false);
+      expect(await spendNonce(db(), 'k2', 'nonce-a', T, 600_000)).toBe(true);
+      expect(await spendNonce(db(), 'k1', 'NONCE-A', T, 600_000)).toBe(true);
+      expect(await spendNonce(db(), 'k1', 'nonce-a', T + 600_000, 600_000)).toBe(true);
+      expect(await spendNonce(db(), 'k1', 'nonce-a', T + 600_001, 600_000)).toBe(false);
+    });
+
+    test('concurrent spends of one nonce: exactly one wins', async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, () => spendNonce(db(), 'k', 'race-nonce', T, 600_000)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    test('sweep removes only expired nonces', async () => {
+      await spendNonce(db(), 'k', 'old-nonce', T, 1000);
+      await spendNonce(db(), 'k', 'new-nonce', T, 5000);
+      expect(await sweepNonces(db(), T + 1000)).toBe(1);
+      expect(await spendNonce(db(), 'k', 'new-nonce', T + 1000, 5000)).toBe(false);
+    });
+  });
+
+  describe('usage log', () => {
+    test('rows round-trip with every field and numeric time/latency', async () => {
+      const row = usage({ status: 'unauthorized', latencyMs: null, error: 'bad', errorCode: 'invalid_signature', qualityLevel: null });
+      await appendUsage(db(), 'k', row);
+      const [got] = await listUsage(db(), 'k', { time: 0, id: ZERO_LOG_ID, inclusiveTime: true }, 10);
+      expect(got).toEqual(row);
+    });
+
+    test('keyset: oldest first over (time, id), strictly after the cursor, inclusive from a time', async () => {
+      const rows = [usage({ time: T, id: 'log_000000000000000000000002' }), usage({ time: T, id: 'log_000000000000000000000001' }), usage({ time: T + 1, id: 'log_000000000000000000000000' }), usage({ time: T - 1 })];
+      for (const r of rows) await appendUsage(db(), 'k', r);
+      await appendUsage(db(), 'other', usage({ time: T }));
+      const all = await listUsage(db(), 'k', { time: 0, id: ZERO_LOG_ID, inclusiveTime: true }, 10);
+      expect(all.map((r) => [r.time, r.id])).toEqual([
+        [T - 1, rows[3].id],
+        [T, 'log_000000000000000000000001'],
+        [T, 'log_000000000000000000000002'],
+        [T + 1, 'log_000000000000000000000000'],
+      ]);
+      const after = await listUsage(db(), 'k', { time: T, id: 'log_000000000000000000000001', inclusiveTime: false }, 10);
+      expect(after.map((r) => r.id)).toEqual(['log_000000000000000000000002', 'log_000000000000000000000000']);
+      const since = await listUsage(db(), 'k', { time: T, id: ZERO_LOG_ID, inclusiveTime: true }, 2);
+      expect(since.map((r) => r.id)).toEqual(['log_000000000000000000000001', 'log_000000000000000000000002']);
+    });
+
+    test('rows with no key (missing credentials) are stored with key null', async () => {
+      await appendUsage(db(), null, usage({ status: 'unauthorized', errorCode: 'missing_credentials' }));
+      const n = await db().selectFrom('usage_log').select('key_id').where('key_id', 'is', null).execute();
+      expect(n).toHaveLength(1);
+    });
+  });
+
+  describe('measurements', () => {
+    test('a measurement round-trips with and without raw; another key gets nothing', async () => {
+      const m = measurement('k1', { userRef: 'alice' });
+      const raw = { rrIntervalsMs: [800], ppgSignal: [0.5], sampleRateHz: 30 };
+      await insertMeasurement(db(), m, raw, 'org', T);
+      expect(await getMeasurement(db(), 'k1', m.id)).toEqual({ doc: m, raw });
+      expect(await getMeasurement(db(), 'k2', m.id)).toBeUndefined();
+      const m2 = measurement('k1');
+      await insertMeasurement(db(), m2, null, 'org', T);
+      expect((await getMeasurement(db(), 'k1', m2.id))!.raw).toBeNull();
+    });
+
+    test('listUsers: most recent first, numeric summary, scoped to the key, paged', async () => {
+      await insertMeasurement(db(), measurement('k', { userRef: 'a', quality: { level: 'good', score: 0.9, usable: true } }), null, 'o', T);
+      await insertMeasurement(db(), measurement('k', { userRef: 'b' }), null, 'o', T + 10);
+      await insertMeasurement(db(), measurement('k', { userRef: 'a', quality: { level: 'fair', score: 0.4, usable: true } }), null, 'o', T + 20);
+      await insertMeasurement(db(), measurement('k', { userRef: 'B' }), null, 'o', T + 5);
+      await insertMeasurement(db(), measurement('other', { userRef: 'z' }), null, 'o', T + 30);
+      await insertMeasurement(db(), measurement('k'), null, 'o', T + 40);
+      const { items, total } = await listUsers(db(), 'k', 1, 10);
+      expect(total).toBe(3);
+      expect(items.map((u) => u.userRef)).toEqual(['a', 'b', 'B']);
+      expect(items[0]).toEqual({ userRef: 'a', measurements: 2, firstSeenAt: T, lastSeenAt: T + 20, avgQuality: expect.closeTo(0.65, 9) });
+      for (const v of [items[0].measurements, items[0].firstSeenAt, items[0].avgQuality]) expect(typeof v).toBe('number');
+      expect((await listUsers(db(), 'k', 2, 2)).items.map((u) => u.userRef)).toEqual(['B']);
+    });
+
+    test('listUserMeasurements: newest first, from/to inclusive, numeric total, userRef case-sensitive', async () => {
+      const ms = [0, 1, 2, 3].map((i) => measurement('k', { userRef: 'alice', createdAt: T + i }));
+      for (const [i, m] of ms.entries()) await insertMeasurement(db(), m, null, 'o', T + i);
+      await insertMeasurement(db(), measurement('k', { userRef: 'Alice' }), null, 'o', T);
+      const res = await listUserMeasurements(db(), 'k', 'alice', { page: 1, perPage: 10, from: T + 1, to: T + 2 });
+      expect(res.items.map((m) => m.id)).toEqual([ms[2].id, ms[1].id]);
+      expect(res.total).toBe(2);
+      expect(typeof res.total).toBe('number');
+      expect((await listUserMeasurements(db(), 'k', 'Alice', { page: 1, perPage: 10 })).total).toBe(1);
+    });
+
+    test('baselineRows: usable (complete, good/fair) in the window, newest first, capped, numbers not strings', async () => {
+      const put = (at: number, over: Partial<Measurement>) => insertMeasurement(db(), measurement('k', { userRef: 'u', ...over }), null, 'o', at);
+      await put(T - 100, { cardiac: { heartRate: { value: 50, unit: 'bpm' } } }); // before the window
+      await put(T, { cardiac: { heartRate: { value: 60.5, unit: 'bpm' } } });
+      await put(T + 1, { cardiac: { heartRate: { value: 61, unit: 'bpm' } }, quality: { level: 'fair', score: 0.5, usable: true } });
+      await put(T + 2, { cardiac: { heartRate: { value: 62, unit: 'bpm' } }, isComplete: false });
+      await put(T + 3, { cardiac: { heartRate: null }, quality: { level: 'poor', score: 0.1, usable: false } });
+      await put(T + 4, { cardiac: { heartRate: { value: 63, unit: 'bpm' } } });
+      const rows = await baselineRows(db(), 'k', 'u', T, 200);
+      expect(rows.map((r) => r.heart_rate_bpm)).toEqual([63, 61, 60.5]);
+      expect(rows[0].rmssd_ms).toBeNull();
+      expect((await baselineRows(db(), 'k', 'u', T, 2)).map((r) => r.heart_rate_bpm)).toEqual([63, 61]);
+    });
+  });
+
+  describe('metering and settings', () => {
+    test('month usage accumulates atomically and reads back as numbers', async () => {
+      const month = monthOf(T);
+      expect(month).toBe('2026-11');
+      expect(await getMonthUsage(db(), 'k', month)).toEqual({ cloudSeconds: 0, tokensMicro: 0 });
+      await Promise.all([addMonthUsage(db(), 'k', month, 10.5, 1000), addMonthUsage(db(), 'k', month, 20, 2000), addMonthUsage(db(), 'k', month, 1, 3)]);
+      expect(await getMonthUsage(db(), 'k', month)).toEqual({ cloudSeconds: 31.5, tokensMicro: 3003 });
+      expect(await getMonthUsage(db(), 'k', '2026-12')).toEqual({ cloudSeconds: 0, tokensMicro: 0 });
+    });
+
+    test('the server secret is created once and shared', async () => {
+      const [a, b] = await Promise.all([serverSecret(db()), serverSecret(db())]);
+      expect(a).toMatch(/^[0-9a-f]{64}$/);
+      expect(b).toBe(a);
+      expect(await serverSecret(db())).toBe(a);
+      expect(await serverSecret(db(), 'configured')).toBe('configured');
+    });
+  });
+});

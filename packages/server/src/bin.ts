@@ -11,6 +11,7 @@ import { serve } from './cli/serve.js';
 import { openStore } from './deps.js';
 import { migrateToLatest } from './store/migrate.js';
 import { extraCommands } from './cli/extra.js';
+import './cli/worker.js';
 
 const HELP = `vitals-server <command>
 

@@ -9,6 +9,7 @@ import { openDatabase, type DbHandle } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { KeyCache, type AppContext } from './context.js';
+import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/index.js';
 
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
   return config.databaseUrl
@@ -18,7 +19,7 @@ export function openStore(config: Config, extra: { pgSchema?: string } = {}): Db
 
 export async function createContext(
   config: Config,
-  opts: { clock?: Clock; db?: DbHandle; migrate?: boolean } = {},
+  opts: { clock?: Clock; db?: DbHandle; migrate?: boolean; env?: Record<string, string | undefined>; batch?: Partial<BatchConfig> } = {},
 ): Promise<AppContext> {
   const db = opts.db ?? openStore(config);
   if (opts.migrate !== false) await migrateToLatest(db.db);
@@ -31,6 +32,8 @@ export async function createContext(
     onClose: [],
     publicUrl: config.publicUrl,
   };
+  // Batch tier: object store (data dir) and job queue (in-process, or pg-boss with PostgreSQL).
+  ctx.batch = createBatchRuntime(ctx, config, { ...loadBatchConfig(opts.env ?? process.env), ...opts.batch });
   return ctx;
 }
 

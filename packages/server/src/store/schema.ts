@@ -118,6 +118,72 @@ export interface CloudJobsTable {
   stats: string | null;
 }
 
+/** A presigned object (migrations/003-batch.ts); the bytes live in the object store. */
+export interface UploadsTable {
+  object_key: string;
+  key_id: string;
+  org_id: string;
+  kind: string; // frames | video
+  content_type: string;
+  max_bytes: number;
+  created_at: number;
+  /** When the upload URL stops working (presign + 15 min). */
+  url_expires_at: number;
+  /** When the object is swept (presign + 1 h), whatever its job's status. */
+  expires_at: number;
+  uploaded_at: number | null;
+  size: number | null;
+  /** SHA-256 of the stored bytes, computed while writing. */
+  sha256: string | null;
+  /** The job the object was given to (one object, one job). */
+  job_id: string | null;
+  deleted_at: number | null;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** Hex SHA-256 of the `whsec_` secret: the HMAC key of deliveries (spec: Job webhooks). */
+  secret_sha256: string;
+  status: string; // active | disabled
+  created_at: number;
+  rotated_at: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string; // whd_
+  target: string; // job (per-job webhookUrl) | endpoint (organization endpoint)
+  endpoint_id: string | null;
+  org_id: string;
+  key_id: string | null;
+  job_id: string | null;
+  event: string;
+  url: string;
+  status: string; // pending | succeeded | failed
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_response_ms: number | null;
+  redelivery_of: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at: number;
+  ok: number;
+  status_code: number | null;
+  error: string | null;
+  response_ms: number | null;
+  remote_address: string | null;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -127,4 +193,8 @@ export interface Database {
   usage_month: UsageMonthTable;
   settings: SettingsTable;
   cloud_jobs: CloudJobsTable;
+  uploads: UploadsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

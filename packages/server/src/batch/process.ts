@@ -1,0 +1,102 @@
+/**
+ * One batch job from its stored object to a Settlement (the outcome settleJob records). Frames
+ * files are decoded and checked (batch/frames.ts); videos go through the media package, whose
+ * rejection code becomes the job's `error.code` (CLARIFICATIONS 22). Both end in the engine's
+ * offline estimator: one estimator, three doors (ARCHITECTURE).
+ */
+import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
+import { videoToPackets } from '@vitals/media';
+import type { Packet } from '@vitals/protocol';
+import type { MeasurementFields, Settlement } from '../domain/jobs.js';
+import type { JobRow } from '../store/jobs.js';
+import type { BatchRuntime } from './runtime.js';
+import { checkFramesFile } from './frames.js';
+import { analyzeAux, reassembleAux } from './aux.js';
+
+export interface ProcessHooks {
+  signal: AbortSignal;
+  /** Coarse progress, 0..1, with the stage name (stored in the job's `stats` while running). */
+  progress(stage: string, fraction: number): void;
+}
+
+export const expiredSettlement = (): Settlement => ({
+  status: 'expired',
+  code: 'object_expired',
+  message: 'the uploaded object was swept (1 hour from presign) before the job ran',
+});
+
+export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHooks): Promise<Settlement> {
+  if (!job.object_key) return { status: 'failed', code: 'internal_error', message: 'job has no object' };
+  const accepted = JSON.parse(job.accepted_features ?? job.features) as string[];
+  const wantAux = { emotion: accepted.includes('emotion'), gaze: accepted.includes('gaze') };
+  let packets: Packet[];
+  let mediaStats: unknown;
+  if (job.mode === 'batch_frames') {
+    hooks.progress('reading', 0);
+    const bytes = await rt.objects.readBytes(job.object_key);
+    if (!bytes) return expiredSettlement();
+    const checked = checkFramesFile(bytes);
+    if (!checked.ok) return { status: 'failed', code: 'invalid_frames_file', message: checked.message };
+    packets = checked.packets;
+  } else {
+    const local = await rt.objects.localPath(job.object_key);
+    if (!local) return expiredSettlement();
+    try {
+      hooks.progress('decoding', 0);
+      const res = await videoToPackets(local.path, {
+        aux: wantAux.emotion || wantAux.gaze,
+        signal: hooks.signal,
+        onProgress: (f) => hooks.progress('decoding', f),
+      });
+      if (!res.ok) return { status: 'failed', code: res.code, message: res.message, stats: res.stats ? { media: res.stats } : undefined };
+      packets = res.packets;
+      mediaStats = res.stats;
+    } finally {
+      await local.release();
+    }
+  }
+  if (rt.settings.testJobDelayMs > 0) await sleep(rt.settings.testJobDelayMs, hooks.signal);
+  hooks.signal.throwIfAborted();
+  hooks.progress('estimating', 0.9);
+  const m = estimateOffline(packets);
+  const fields = toFields(m);
+  if (wantAux.emotion || wantAux.gaze) {
+    hooks.progress('aux', 0.95);
+    const agg = await analyzeAux(reassembleAux(packets), await rt.auxAnalyzer(), wantAux, hooks.signal);
+    if (agg.emotion) fields.emotion = agg.emotion;
+    if (agg.gaze) fields.gaze = agg.gaze;
+  }
+  return {
+    status: 'completed',
+    fields,
+    framesProcessed: m.stats.framesUsed,
+    secondsProcessed: m.durationSec,
+    stats: { engine: m.stats, ...(mediaStats ? { media: mediaStats } : {}) },
+  };
+}
+
+/** The engine's result as stored measurement fields (engine-internal confidences dropped where the spec has none). */
+export function toFields(m: EngineMeasurement): MeasurementFields {
+  return {
+    durationSec: m.durationSec,
+    isComplete: m.isComplete,
+    quality: m.quality,
+    cardiac: m.cardiac,
+    hrv: m.hrv && { sdnnMs: m.hrv.sdnnMs, rmssdMs: m.hrv.rmssdMs, pnn50Pct: m.hrv.pnn50Pct },
+    respiratory: m.respiratory,
+    stress: m.stress,
+    bloodPressure: m.bloodPressure,
+    spo2: m.spo2,
+    raw: m.raw,
+  } as MeasurementFields;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}

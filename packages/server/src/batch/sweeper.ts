@@ -1,0 +1,52 @@
+/**
+ * The object TTL (spec: Limits, "Uploaded-object TTL: 1 hour from presign, swept regardless of job
+ * status; deleted as soon as the job finishes"). A swept object's queued job becomes `expired`
+ * (States and transitions), which fires the organization webhook `cloud.job.expired`.
+ */
+import type { AppContext } from '../context.js';
+import { settleJob } from '../domain/jobs.js';
+import type { BatchRuntime } from './runtime.js';
+import { expiredSettlement } from './process.js';
+import { FsObjectStore } from '../objects/fs-store.js';
+
+/** Deletes an object and marks its record; safe to call twice. */
+export async function deleteObject(ctx: AppContext, rt: BatchRuntime, objectKey: string): Promise<void> {
+  await rt.objects.delete(objectKey);
+  await ctx.db.db
+    .updateTable('uploads')
+    .set({ deleted_at: ctx.clock.now() })
+    .where('object_key', '=', objectKey)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ swept: number; expiredJobs: number }> {
+  const db = ctx.db.db;
+  const now = ctx.clock.now();
+  const due = await db
+    .selectFrom('uploads')
+    .select(['object_key', 'job_id'])
+    .where('deleted_at', 'is', null)
+    .where('expires_at', '<=', now)
+    .limit(500)
+    .execute();
+  let expiredJobs = 0;
+  for (const u of due) {
+    await deleteObject(ctx, rt, u.object_key);
+    if (!u.job_id) continue;
+    // Only a job that has not run yet expires; a running job already holds its bytes.
+    const job = await db.selectFrom('cloud_jobs').select(['id', 'status']).where('id', '=', u.job_id).executeTakeFirst();
+    if (job?.status === 'queued' && (await settleJob(ctx, job.id, expiredSettlement()))) expiredJobs++;
+  }
+  // Safety net for files without a live record (an upload interrupted by a crash): by real time.
+  if (rt.objects instanceof FsObjectStore) {
+    for (const name of await rt.objects.listOlderThan(Date.now() - ctx.config.uploadTtlSec * 1000)) {
+      if (name.startsWith('.tmp-')) await rt.objects.deleteRaw(name);
+      else {
+        const live = await db.selectFrom('uploads').select('object_key').where('object_key', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+        if (!live) await rt.objects.delete(name);
+      }
+    }
+  }
+  return { swept: due.length, expiredJobs };
+}

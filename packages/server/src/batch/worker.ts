@@ -1,0 +1,109 @@
+/**
+ * A worker: claims batch jobs (lease), processes them, settles them once; scans the store for jobs
+ * nobody announced or whose worker died; sweeps expired objects; delivers due webhooks. The embedded
+ * `serve` runs one in-process; `vitals-server worker` runs only this.
+ */
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { settleJob } from '../domain/jobs.js';
+import { getJob, isTerminal } from '../store/jobs.js';
+import type { BatchRuntime } from './runtime.js';
+import { claimJob, claimableJobs, renewLease } from './leases.js';
+import { processJob } from './process.js';
+import { sweepOnce } from './sweeper.js';
+import { deliverDue } from '../webhooks/dispatcher.js';
+
+export const workerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, owner: string): Promise<void> {
+  const db = ctx.db.db;
+  const { leaseMs, maxJobAttempts } = rt.settings;
+  if (!(await claimJob(db, jobId, owner, ctx.clock.now(), leaseMs))) return;
+  const job = await getJob(db, jobId);
+  if (!job || isTerminal(job.status)) return;
+  if (job.attempts > maxJobAttempts) {
+    await settleJob(ctx, jobId, { status: 'failed', code: 'internal_error', message: `processing did not finish after ${maxJobAttempts} attempts` });
+    return;
+  }
+  const abort = new AbortController();
+  let progress: { stage: string; fraction: number } = { stage: 'claimed', fraction: 0 };
+  // Renew at a third of the lease; losing it (taken over, superseded) stops the work.
+  const beat = setInterval(() => {
+    const stats = JSON.stringify({ progress: { stage: progress.stage, fraction: Math.round(progress.fraction * 100) / 100 } });
+    renewLease(db, jobId, owner, ctx.clock.now(), leaseMs, stats).then(
+      (held) => held || abort.abort(new Error('lease lost')),
+      () => undefined,
+    );
+  }, Math.max(50, Math.floor(leaseMs / 3)));
+  try {
+    const outcome = await processJob(rt, job, { signal: abort.signal, progress: (stage, fraction) => (progress = { stage, fraction }) });
+    await settleJob(ctx, jobId, outcome);
+  } catch (err) {
+    if (abort.signal.aborted) return; // someone else owns or ended the job now
+    await settleJob(ctx, jobId, { status: 'failed', code: 'internal_error', message: 'processing failed unexpectedly' });
+    void err;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+export class Worker {
+  readonly owner = workerId();
+  private timers: NodeJS.Timeout[] = [];
+  private busy = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly rt: BatchRuntime,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.rt.queue.work((id) => this.handle(id), { concurrency: this.rt.settings.concurrency });
+    const every = (ms: number, fn: () => Promise<unknown>): void => {
+      let running = false;
+      const t = setInterval(() => {
+        if (running || this.stopped) return;
+        running = true;
+        fn().catch(() => undefined).finally(() => (running = false));
+      }, ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.rt.settings.pollMs, () => this.scan());
+    every(this.rt.settings.pollMs, () => deliverDue(this.ctx, this.rt));
+    every(this.rt.settings.sweepMs, () => sweepOnce(this.ctx, this.rt));
+    // At start: resume what a previous process left queued or running (lease permitting).
+    await this.scan().catch(() => undefined);
+  }
+
+  private async handle(jobId: string): Promise<void> {
+    if (this.busy.has(jobId)) return;
+    this.busy.add(jobId);
+    try {
+      await runJob(this.ctx, this.rt, jobId, this.owner);
+    } finally {
+      this.busy.delete(jobId);
+    }
+  }
+
+  /**
+   * Announces every queued job found in the store (the queue folds duplicates) and takes over
+   * running jobs whose lease ran out (their worker died) directly: a queue may still hold those as
+   * in flight.
+   */
+  async scan(): Promise<void> {
+    for (const { id, status } of await claimableJobs(this.ctx.db.db, this.ctx.clock.now())) {
+      if (this.busy.has(id)) continue;
+      if (status === 'queued') await this.rt.queue.enqueue(id);
+      else void this.handle(id);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    await this.rt.queue.stop();
+  }
+}

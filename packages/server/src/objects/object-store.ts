@@ -1,0 +1,36 @@
+/**
+ * The object store port (STYLE habit 4): where uploaded files live between `PUT {uploadUrl}` and the
+ * end of their job. The embedded adapter is a folder under the data dir (fs-store.ts); an
+ * S3-compatible adapter implements the same six calls (put streams with a size cap and hashes while
+ * writing, stat, read as a stream or as bytes, delete, list what is older than a time).
+ */
+import type { Readable } from 'node:stream';
+
+export interface StoredObject {
+  size: number;
+  /** Lowercase hex SHA-256 of the stored bytes (computed while writing). */
+  sha256: string;
+  storedAt: number;
+}
+
+export class ObjectTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`object exceeds ${maxBytes} bytes`);
+  }
+}
+
+export interface ObjectStore {
+  /**
+   * Streams `body` into the object `key`, replacing any previous version atomically. Rejects with
+   * ObjectTooLargeError as soon as more than `maxBytes` have arrived (nothing is kept then).
+   */
+  put(key: string, body: Readable | AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredObject>;
+  stat(key: string): Promise<StoredObject | undefined>;
+  read(key: string): Promise<Readable | undefined>;
+  readBytes(key: string): Promise<Buffer | undefined>;
+  /** A local file path for the object (tools such as ffmpeg read files), and a release function. */
+  localPath(key: string): Promise<{ path: string; release(): Promise<void> } | undefined>;
+  delete(key: string): Promise<void>;
+  /** Keys stored before `epochMs` (the sweeper's safety net for objects whose record is gone). */
+  listOlderThan(epochMs: number): Promise<string[]>;
+}

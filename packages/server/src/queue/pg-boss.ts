@@ -1,0 +1,52 @@
+/**
+ * The scale-out queue: pg-boss 10 on the same PostgreSQL (ARCHITECTURE: Defaults and scale). API
+ * nodes announce; `vitals-server worker` processes consume. A job whose worker died stays `active`
+ * in pg-boss until it expires and is retried, and the store's lease lets the retry (or another
+ * worker's scan) take it over; either way `settleJob` settles it once.
+ */
+import PgBoss from 'pg-boss';
+import type { JobHandler, JobQueue } from './job-queue.js';
+
+const QUEUE = 'vitals-cloud-jobs';
+
+export class PgBossQueue implements JobQueue {
+  readonly name = 'pg-boss';
+  private boss: PgBoss;
+  private started: Promise<void> | undefined;
+
+  constructor(connectionString: string, opts: { schema?: string; expireInSeconds: number }) {
+    this.boss = new PgBoss({ connectionString, schema: opts.schema ?? 'pgboss', max: 4 });
+    this.boss.on('error', () => undefined);
+    this.expireInSeconds = opts.expireInSeconds;
+  }
+  private readonly expireInSeconds: number;
+
+  private start(): Promise<void> {
+    this.started ??= (async () => {
+      await this.boss.start();
+      await this.boss.createQueue(QUEUE).catch(() => undefined);
+    })();
+    return this.started;
+  }
+
+  async enqueue(jobId: string): Promise<void> {
+    await this.start();
+    // One live announcement per job (pg-boss refuses a second with the same singletonKey).
+    await this.boss.send(QUEUE, { jobId }, { singletonKey: jobId, retryLimit: 5, retryDelay: 1, expireInSeconds: this.expireInSeconds });
+  }
+
+  async work(handler: JobHandler, opts: { concurrency: number }): Promise<void> {
+    await this.start();
+    for (let i = 0; i < Math.max(1, opts.concurrency); i++) {
+      await this.boss.work<{ jobId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+        for (const j of jobs) await handler(j.data.jobId);
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    await this.started.catch(() => undefined);
+    await this.boss.stop({ graceful: true, wait: true, timeout: 5000 }).catch(() => undefined);
+  }
+}

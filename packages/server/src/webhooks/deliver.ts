@@ -1,0 +1,102 @@
+/**
+ * One delivery attempt over `node:https` (Node's global fetch ignores custom agents, so it cannot
+ * enforce where the socket goes). The resolver is wrapped so every address DNS returns is checked
+ * before connecting, and the address the socket actually connected to is checked again before a
+ * byte of the request is written: no DNS-rebinding window. Redirects are never followed (a 3xx is a
+ * failure); any 2xx is success; 10 s per attempt (spec: Job webhooks).
+ */
+import https from 'node:https';
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from '@vitals/protocol';
+import { addressAllowed, type AllowList } from './ssrf.js';
+
+export interface DeliveryOptions {
+  /** Resolver to use instead of the system's (tests inject a rebinding one). */
+  lookup?: LookupFunction;
+  timeoutMs?: number;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  responseMs: number;
+  remoteAddress: string | null;
+}
+
+const REFUSED = 'refused: target resolves to a non-public address';
+
+export function attemptDelivery(
+  target: URL,
+  body: Buffer,
+  headers: Record<string, string>,
+  allow: AllowList,
+  opts: DeliveryOptions = {},
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const ms = (): number => Math.round(performance.now() - started);
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (target.protocol !== 'https:') return Promise.resolve({ ok: false, statusCode: null, error: 'refused: not https', responseMs: 0, remoteAddress: null });
+  const baseLookup = (opts.lookup ?? dns.lookup) as LookupFunction;
+
+  const guardedLookup: LookupFunction = (hostname, options, callback) => {
+    baseLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = (Array.isArray(addresses) ? addresses : [{ address: addresses as unknown as string, family: 4 }]) as dns.LookupAddress[];
+      if (list.length === 0) return callback(new Error('no address'), '', 0);
+      const bad = list.find((a) => !addressAllowed(allow, host, a.address));
+      if (bad) return callback(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }), '', 0);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+
+  return new Promise((resolve) => {
+    let settled = false;
+    let remote: string | null = null;
+    const done = (r: Omit<AttemptResult, 'responseMs' | 'remoteAddress'>): void => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...r, responseMs: ms(), remoteAddress: remote });
+    };
+    const req = https.request(
+      {
+        protocol: 'https:',
+        hostname: host,
+        port: target.port || 443,
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'vitals-webhooks/1' },
+        agent: false,
+        lookup: guardedLookup,
+        servername: ipLiteral(host) ? undefined : host,
+        timeout: opts.timeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS,
+      },
+      (res) => {
+        const code = res.statusCode ?? 0;
+        res.resume();
+        res.on('end', () => {
+          if (code >= 200 && code < 300) done({ ok: true, statusCode: code, error: null });
+          else if (code >= 300 && code < 400) done({ ok: false, statusCode: code, error: 'redirect not followed' });
+          else done({ ok: false, statusCode: code, error: `HTTP ${code}` });
+        });
+        res.on('error', (e) => done({ ok: false, statusCode: code, error: e.message }));
+      },
+    );
+    const hardStop = setTimeout(() => req.destroy(new Error('timeout')), opts.timeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS);
+    req.on('close', () => clearTimeout(hardStop));
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('socket', (socket) => {
+      // The address actually connected to, whatever resolved it (literal IPs skip the lookup).
+      socket.once('connect', () => {
+        remote = socket.remoteAddress ?? null;
+        if (!remote || !addressAllowed(allow, host, remote)) req.destroy(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }));
+      });
+    });
+    req.on('error', (e) => done({ ok: false, statusCode: null, error: e.message }));
+    req.end(body);
+  });
+}
+
+const ipLiteral = (h: string): boolean => /^[0-9.]+$/.test(h) || h.includes(':');

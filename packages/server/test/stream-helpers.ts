@@ -160,3 +160,19 @@ export async function sendPaced(c: TestClient, packets: Uint8Array[], tMicros: n
 export function closeAll(...servers: TestServer[]): Promise<unknown> {
   return Promise.all(servers.map((s) => s.close()));
 }
+
+/**
+ * Sends as fast as the wall-clock rule allows (CLARIFICATIONS 26): a burst of 60 (the bucket holds
+ * 64), then one frame every 34 ms (29.4 per second).
+ */
+export async function sendWithinRate(c: TestClient, packets: Uint8Array[]): Promise<void> {
+  const t0 = performance.now();
+  for (let i = 0; i < packets.length; i++) {
+    if (i >= 60) {
+      const wait = (i - 59) * 34 - (performance.now() - t0);
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    }
+    if (c.ws.readyState !== WebSocket.OPEN) return;
+    c.bin(packets[i]);
+  }
+}

@@ -40,6 +40,8 @@ export const WALL_GRACE_MS = 5000;
 export const STATS_INTERVAL_MS = 2000;
 /** At most one overflow-triggered `stats` per this many ms. */
 const OVERFLOW_STATS_MIN_MS = 250;
+/** Frames are processed inline instead of dropped while the scheduler lags less than this. */
+const INLINE_DRAIN_MAX_LAG_MS = 100;
 /** All binary messages together (frames, telemetry, quality, aux chunks): a flood guard. */
 const MAX_MESSAGES_PER_SEC = 256;
 /** Live events are skipped while the client is not reading (outbound buffer over this). */
@@ -199,6 +201,9 @@ export class StreamConnection implements Drainable {
       return;
     }
     this.lastT = p.tMicros;
+    // A burst that arrived in one read (a client catching up) is not a server falling behind:
+    // while the process keeps up, make room by processing instead of dropping.
+    if (this.queue.length >= STREAM_QUEUE_FRAMES && this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS) this.drain(1);
     if (this.queue.length >= STREAM_QUEUE_FRAMES) {
       // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
       this.queue.shift();

@@ -20,7 +20,7 @@ export const EMOTION_ORDER = ['Anger', 'Contempt', 'Disgust', 'Fear', 'Happiness
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 export function isPoor(m: EngineMeasurement): boolean {
-  return m.quality.level === 'poor' || !m.cardiac.heartRate;
+  return m.quality?.level !== 'good' && m.quality?.level !== 'fair' ? true : !m.cardiac?.heartRate;
 }
 
 export function toFields(m: EngineMeasurement, aux: AuxAggregate): MeasurementFields {
@@ -28,12 +28,12 @@ export function toFields(m: EngineMeasurement, aux: AuxAggregate): MeasurementFi
     durationSec: m.durationSec,
     isComplete: m.isComplete,
     quality: { ...m.quality },
-    cardiac: m.cardiac,
-    hrv: m.hrv && { sdnnMs: m.hrv.sdnnMs, rmssdMs: m.hrv.rmssdMs, pnn50Pct: m.hrv.pnn50Pct, confidence: m.hrv.confidence },
-    respiratory: m.respiratory,
-    stress: m.stress,
-    bloodPressure: m.bloodPressure,
-    spo2: m.spo2,
+    cardiac: m.cardiac ?? { heartRate: null },
+    hrv: m.hrv ? { sdnnMs: m.hrv.sdnnMs, rmssdMs: m.hrv.rmssdMs, pnn50Pct: m.hrv.pnn50Pct, confidence: m.hrv.confidence } : null,
+    respiratory: m.respiratory ?? { breathingRate: null },
+    stress: m.stress ?? null,
+    bloodPressure: m.bloodPressure ?? null,
+    spo2: m.spo2 ?? null,
   };
   if (isPoor(m)) {
     fields.quality = { ...m.quality, level: 'poor', usable: false };

@@ -18,6 +18,12 @@ export class FrameScheduler {
   private ready: Drainable[] = [];
   private next: Drainable[] = [];
   private pending = false;
+  private pendingSince = 0;
+
+  /** How long queued work has waited for the event loop: the process's processing lag. */
+  lagMs(): number {
+    return this.pending ? performance.now() - this.pendingSince : 0;
+  }
 
   schedule(s: Drainable): void {
     if (!s.scheduled) {
@@ -26,6 +32,7 @@ export class FrameScheduler {
     }
     if (!this.pending) {
       this.pending = true;
+      this.pendingSince = performance.now();
       setImmediate(this.run);
     }
   }
@@ -53,6 +60,7 @@ export class FrameScheduler {
     }
     if (this.ready.length > 0) {
       this.pending = true;
+      this.pendingSince = performance.now();
       setImmediate(this.run);
     }
   };

@@ -4,6 +4,9 @@
  * Helpers build phantom frames files, presign and upload them, and create jobs.
  */
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generatePhantom, type PhantomOptions } from '@vitals/engine';
 import {
@@ -13,6 +16,7 @@ import {
   encodeQuality,
   encodeTelemetry,
   newJobId,
+  randomHex,
   type Packet,
 } from '@vitals/protocol';
 import { loadConfig } from '../src/config.js';
@@ -24,6 +28,8 @@ import type { AppContext } from '../src/context.js';
 import type { BatchConfig, BatchRuntime } from '../src/batch/index.js';
 import { signSessionToken } from '../src/domain/session-token.js';
 import { getJob, type JobRow } from '../src/store/jobs.js';
+import { openDatabase, type DbHandle } from '../src/store/db.js';
+import { sql } from 'kysely';
 import { signedInject, type SignedInjectOptions } from './helpers.js';
 
 export interface BatchWorld {
@@ -38,10 +44,40 @@ export interface BatchWorld {
   close(): Promise<void>;
 }
 
+/**
+ * A database of its own: SQLite in a temp dir, or a fresh PostgreSQL database (a whole database,
+ * not a schema: the migrator's table checks look across schemas, and pg-boss brings its own).
+ */
+export async function openBatchDatabase(): Promise<{ db: DbHandle; dataDir: string; url?: string; cleanup(): Promise<void> }> {
+  const url = process.env.VITALS_TEST_DATABASE_URL;
+  if (!url) return openTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-batch-'));
+  const name = `vb_${randomHex(6)}`;
+  const admin = openDatabase({ databaseUrl: url, poolSize: 1 });
+  await sql`create database ${sql.id(name)}`.execute(admin.db);
+  await admin.close();
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const scoped = u.toString();
+  const db = openDatabase({ databaseUrl: scoped, poolSize: 8 });
+  return {
+    db,
+    dataDir,
+    url: scoped,
+    async cleanup() {
+      await db.close();
+      const a = openDatabase({ databaseUrl: url, poolSize: 1 });
+      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(a.db);
+      await a.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function createBatchWorld(
   opts: { batch?: Partial<BatchConfig>; env?: Record<string, string>; keyOptions?: TestKeyOptions; clock?: Clock } = {},
 ): Promise<BatchWorld> {
-  const store = await openTestDatabase();
+  const store = await openBatchDatabase();
   const config = loadConfig({ ...opts.env, VITALS_DATA_DIR: store.dataDir });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const ctx = await createContext(config, {

@@ -8,7 +8,7 @@
  *   buffer is uploaded through the session fallback endpoint (the batch job supersedes the
  *   session) and `stop()` resolves with that job's measurement.
  */
-import { CLIENT_DEFAULT_MAX_DURATION_SEC, PROTOCOL_VERSION, type Telemetry } from '@vitals/protocol';
+import { CLIENT_DEFAULT_MAX_DURATION_SEC, PROTOCOL_VERSION, decodePacket, isPacketError, type Telemetry } from '@vitals/protocol';
 import { consoleLogger, type Logger } from '../clock.js';
 import { StreamError } from '../errors.js';
 import { FramesWriter, packets } from '../frames/frames-file.js';
@@ -174,6 +174,15 @@ export class StreamSession {
     if (t === undefined) return false;
     for (const chunk of packets.aux({ jpeg: p.jpeg, tMicros: t })) this.emitPacket(chunk, false);
     return true;
+  }
+
+  /** Sends an already-encoded packet (any of the four types), validated first. */
+  sendPacket(bytes: Uint8Array): boolean {
+    const decoded = decodePacket(bytes);
+    if (isPacketError(decoded)) throw new StreamError('invalid_packet', decoded.error);
+    if (this.timeOf(decoded.tMicros) === undefined) return false;
+    if (decoded.type === 1) this.seq = Math.max(this.seq, decoded.seq + 1);
+    return this.emitPacket(bytes, decoded.type === 1);
   }
 
   /** Round trip of a `ping`, in ms (needs an open socket). */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { signingKeyOf, verifySignature } from '@vitals/protocol';
-import { ApiError, VitalsClient, retryDelayMs, DEFAULT_RETRY, type FetchLike } from '@vitals/sdk';
+import { ApiError, VitalsClient, WaitTimeoutError, retryDelayMs, DEFAULT_RETRY, type FetchLike } from '@vitals/sdk';
 
 interface Seen {
   url: string;
@@ -154,5 +154,61 @@ describe('signing', () => {
 
   it('refuses to build without credentials', () => {
     expect(() => new VitalsClient({ keyId: '', secret: 's', baseUrl: 'http://x' })).toThrow(/keyId/);
+  });
+});
+
+describe('jobs.wait on an injected clock', () => {
+  function polling(statuses: string[], limitedAt?: number) {
+    let now = 0;
+    let i = 0;
+    const fetch: FetchLike = async () => {
+      const n = i++;
+      if (n === limitedAt) {
+        return new Response(JSON.stringify({ ok: false, error: { code: 'rate_limited', message: 'slow' } }), {
+          status: 429,
+          headers: { 'RateLimit-Reset': '5' },
+        });
+      }
+      const status = statuses[Math.min(n, statuses.length - 1)];
+      return new Response(JSON.stringify({ ok: true, data: { jobId: 'cj_1', status, createdAt: 0 } }), { status: 200 });
+    };
+    const sleeps: number[] = [];
+    const c = new VitalsClient({
+      keyId: 'k',
+      secret: 's',
+      baseUrl: 'http://api.test',
+      fetch,
+      clock: () => now,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        now += ms;
+      },
+      retry: { maxResetWaitMs: 0 },
+    });
+    return { c, sleeps };
+  }
+
+  it.each(['completed', 'failed', 'aborted', 'expired'])('stops at %s and returns the job', async (terminal) => {
+    const { c, sleeps } = polling(['queued', 'running', terminal]);
+    const seen: string[] = [];
+    const job = await c.jobs.wait('cj_1', { intervalMs: 1000, onPoll: (j) => seen.push(j.status) });
+    expect(job.status).toBe(terminal);
+    expect(seen).toEqual(['queued', 'running', terminal]);
+    expect(sleeps).toEqual([1000, 1000]);
+  });
+
+  it('throws WaitTimeoutError with the last state at timeoutMs', async () => {
+    const { c } = polling(['running']);
+    const err = (await c.jobs.wait('cj_1', { intervalMs: 1000, timeoutMs: 3500 }).catch((e: unknown) => e)) as WaitTimeoutError;
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect(err.code).toBe('wait_timeout');
+    expect(err.last).toMatchObject({ status: 'running' });
+  });
+
+  it('slows down on a 429 while polling instead of failing', async () => {
+    const { c, sleeps } = polling(['queued', 'queued', 'completed'], 1);
+    const job = await c.jobs.wait('cj_1', { intervalMs: 1000 });
+    expect(job.status).toBe('completed');
+    expect(sleeps).toContain(5000);
   });
 });

@@ -39,6 +39,8 @@ export interface BatchWorld {
   clock: Clock;
   key: TestKey;
   dataDir: string;
+  /** The PostgreSQL URL of this world's database, when on PostgreSQL. */
+  databaseUrl?: string;
   call(opts: SignedInjectOptions & { key?: TestKey }): Promise<LightMyRequestResponse>;
   newKey(opts?: TestKeyOptions): Promise<TestKey>;
   close(): Promise<void>;
@@ -75,10 +77,17 @@ export async function openBatchDatabase(): Promise<{ db: DbHandle; dataDir: stri
 }
 
 export async function createBatchWorld(
-  opts: { batch?: Partial<BatchConfig>; env?: Record<string, string>; keyOptions?: TestKeyOptions; clock?: Clock } = {},
+  opts: {
+    batch?: Partial<BatchConfig>;
+    env?: Record<string, string>;
+    keyOptions?: TestKeyOptions;
+    clock?: Clock;
+    /** On PostgreSQL, configure VITALS_DATABASE_URL too, so the queue is pg-boss (scale-out mode). */
+    pgQueue?: boolean;
+  } = {},
 ): Promise<BatchWorld> {
   const store = await openBatchDatabase();
-  const config = loadConfig({ ...opts.env, VITALS_DATA_DIR: store.dataDir });
+  const config = loadConfig({ ...opts.env, VITALS_DATA_DIR: store.dataDir, ...(opts.pgQueue && store.url ? { VITALS_DATABASE_URL: store.url } : {}) });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const ctx = await createContext(config, {
     clock,
@@ -97,6 +106,7 @@ export async function createBatchWorld(
     clock,
     key,
     dataDir: store.dataDir,
+    databaseUrl: 'url' in store ? store.url : undefined,
     call: ({ key: k, ...o }) => signedInject(app, k ?? key, { ...o, timestamp: o.timestamp ?? Math.floor(clock.now() / 1000) }),
     newKey: (o) => makeKey(ctx, o),
     async close() {

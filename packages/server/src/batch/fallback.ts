@@ -61,17 +61,16 @@ function limit(limiter: RateLimiter, id: string, max: number, now: number): Reco
 export const limitUpload = (ctx: AppContext, id: string) => limit(uploads, id, FALLBACK_UPLOADS_PER_WINDOW, ctx.clock.now());
 export const limitPoll = (ctx: AppContext, id: string) => limit(polls, id, FALLBACK_RESULT_PER_MIN, ctx.clock.now());
 
-/** Fallback jobs of a session, newest first. */
+/** Fallback jobs of a session, the current one (not superseded itself) first, then newest first. */
 async function fallbackJobs(ctx: AppContext, sessionId: string): Promise<JobRow[]> {
   const ids = await ctx.db.db
     .selectFrom('cloud_jobs')
     .select('id')
     .where('supersedes', '=', sessionId)
     .where('mode', '=', 'batch_frames')
-    .orderBy('created_at', 'desc')
     .execute();
-  const rows = await Promise.all(ids.map((r) => getJob(ctx.db.db, r.id)));
-  return rows.filter((r): r is JobRow => !!r);
+  const rows = (await Promise.all(ids.map((r) => getJob(ctx.db.db, r.id)))).filter((r): r is JobRow => !!r);
+  return rows.sort((a, b) => Number(a.superseded_by !== null) - Number(b.superseded_by !== null) || b.created_at - a.created_at);
 }
 
 /** The job that now represents the session: its newest fallback job, else the session itself. */

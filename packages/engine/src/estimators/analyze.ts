@@ -3,7 +3,7 @@
 // Both estimators end here (streaming `finish()` calls this over its own trace).
 import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
-import { conditionPulse, extractPulses } from '../pulse/pulse-signals.js';
+import { conditionPulse, extractPulses, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/pulse-signals.js';
 import { assessQuality, type QualityAssessment } from '../quality/quality.js';
 import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
 import type { RgbTrace } from '../trace/rgb-trace.js';
@@ -124,7 +124,20 @@ export function composeMeasurement(p: {
   };
 }
 
-export function analyzeTrace(trace: RgbTrace): EngineMeasurement {
+export interface AnalyzeOptions {
+  /**
+   * Heart-rate band. 'rest' (default): 42–150 bpm, for seated captures; 'wide': 36–210 bpm, for
+   * captures after exercise (more noise let in, so less robust on poor video).
+   */
+  band?: 'rest' | 'wide';
+}
+
+export function bandOf(opts: AnalyzeOptions): PulseBand {
+  return opts.band === 'wide' ? WIDE_BAND : REST_BAND;
+}
+
+export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): EngineMeasurement {
+  const band = bandOf(opts);
   const n = trace.n;
   const timing = captureTiming(trace.tMicros, n);
   const skin = n ? median(trace.skinFraction.subarray(0, n)) : 0;
@@ -149,14 +162,14 @@ export function analyzeTrace(trace: RgbTrace): EngineMeasurement {
   const fs = timing.sampleRateHz;
   const u = resampleUniform(trace.tMicros, [trace.r, trace.g, trace.b], fs, { to: n });
   const [r, g, b] = u.channels;
-  const pulses = extractPulses(r, g, b, fs);
-  const track = trackHeartRate([pulses.pos, pulses.chrom], fs);
+  const pulses = extractPulses(r, g, b, fs, band);
+  const track = trackHeartRate([pulses.pos, pulses.chrom], fs, { band });
   const quality = assessQuality(track.sqi, skin, timing.durationSec);
   stats.medianSqi = track.sqi.length ? roundTo(median(track.sqi), 3) : 0;
   const m = bestMethod(track);
   const pulse = m === 1 ? pulses.chrom : pulses.pos;
   stats.pulseMethod = m === 1 ? 'chrom' : 'pos';
-  const hrBpm = track.meanHrBpm;
+  const hrBpm = track.captureHrBpm;
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   if (!Number.isFinite(hrBpm)) {
     return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });

@@ -3,7 +3,7 @@
 import type { Packet } from '@vitals/protocol';
 import { buildRgbTrace } from '../trace/rgb-trace.js';
 import type { EngineMeasurement } from '../types.js';
-import { analyzeTrace } from './analyze.js';
+import { analyzeTrace, type AnalyzeOptions } from './analyze.js';
 
 /**
  * Estimates every vital from a whole capture of packets (type 1 required; 2 and 3 optional).
@@ -11,6 +11,6 @@ import { analyzeTrace } from './analyze.js';
  *   const { packets } = generatePhantom({ durationSec: 30, heartRateBpm: 72 });
  *   estimateOffline(packets).cardiac.heartRate?.value; // ≈ 72
  */
-export function estimateOffline(packets: Iterable<Packet>): EngineMeasurement {
-  return analyzeTrace(buildRgbTrace(packets));
+export function estimateOffline(packets: Iterable<Packet>, opts: AnalyzeOptions = {}): EngineMeasurement {
+  return analyzeTrace(buildRgbTrace(packets), opts);
 }

@@ -15,9 +15,9 @@ import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.
 import type { EngineEvent, EngineMeasurement } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
 import { pulseToVitals } from '../vitals/pulse-vitals.js';
-import { analyzeTrace, redBlueRatioOfRatios } from './analyze.js';
+import { analyzeTrace, bandOf, redBlueRatioOfRatios, type AnalyzeOptions } from './analyze.js';
 
-export interface StreamingOptions {
+export interface StreamingOptions extends AnalyzeOptions {
   /** Capture seconds between heart-rate analyses (default 1). */
   hrIntervalSec?: number;
   /** Capture seconds between HRV/BP/SpO2 analyses (default 5). */
@@ -36,8 +36,10 @@ export class StreamingEstimator {
   private forward: ForwardState | null = null;
   private lastHrHz = NaN;
   private lastSqi = 0;
+  private readonly opts: AnalyzeOptions;
 
   constructor(opts: StreamingOptions = {}) {
+    this.opts = { band: opts.band };
     this.hrStepMicros = (opts.hrIntervalSec ?? 1) * 1e6;
     this.slowStepMicros = (opts.slowIntervalSec ?? 5) * 1e6;
     this.slowWindowSec = Math.max(20, opts.slowWindowSec ?? 30);
@@ -65,7 +67,7 @@ export class StreamingEstimator {
 
   /** The whole capture through the offline chain (equal to `estimateOffline` of the same packets). */
   finish(): EngineMeasurement {
-    return analyzeTrace(this.trace);
+    return analyzeTrace(this.trace, this.opts);
   }
 
   /** Frames currently held. */
@@ -95,14 +97,14 @@ export class StreamingEstimator {
     const u = resampleUniform(tr.tMicros, [tr.r, tr.g, tr.b], fs, { from, to });
     const [r, g, b] = u.channels;
     if (r.length < 4 * fs) return null;
-    return { fs, r, b, pulses: extractPulses(r, g, b, fs) };
+    return { fs, r, b, pulses: extractPulses(r, g, b, fs, bandOf(this.opts)) };
   }
 
   private analyzeHeartRate(events: EngineEvent[], tEnd: number): void {
     const w = this.windowPulses(tEnd, HR_WINDOW_SEC);
     if (!w) return;
     const len = w.pulses.pos.length;
-    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs));
+    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs), bandOf(this.opts));
     this.forward = viterbiStep(this.forward, win, this.hrStepMicros / 1e6);
     const k = argmax(this.forward.logDelta);
     const r = refineRateHz(win, win.lo + k);

@@ -39,7 +39,8 @@ export function waveformToVitals(ppg: ArrayLike<number>, sampleRateHz: number, o
   const pulse = conditionPulse(x, sampleRateHz);
   const track = trackHeartRate([pulse], sampleRateHz);
   const sqi = track.sqi.length ? median(track.sqi) : 0;
-  if (!Number.isFinite(track.meanHrBpm) || sqi < (opts.minSqi ?? HR_EVENT_MIN_SQI)) return { ...empty, sqi: roundTo(sqi, 3) };
+  const hrBpm = track.captureHrBpm;
+  if (!Number.isFinite(hrBpm) || sqi < (opts.minSqi ?? HR_EVENT_MIN_SQI)) return { ...empty, sqi: roundTo(sqi, 3) };
   const slow = lowPassZeroPhase(x, sampleRateHz, 0.05);
   const baseline = lowPassZeroPhase(
     Float64Array.from(x, (v, i) => v - slow[i]),
@@ -49,14 +50,14 @@ export function waveformToVitals(ppg: ArrayLike<number>, sampleRateHz: number, o
   const v = pulseToVitals({
     pulse,
     sampleRateHz,
-    hrHz: track.meanHrBpm / 60,
+    hrHz: hrBpm / 60,
     baseline,
     respWaveform: opts.respiratoryWaveform,
   });
   const conf = roundTo(Math.min(1, sqi / 0.6), 2);
   const h = v.hrv;
   return {
-    heartRate: { value: roundTo(track.meanHrBpm, 1), unit: 'bpm', confidence: conf },
+    heartRate: { value: roundTo(hrBpm, 1), unit: 'bpm', confidence: conf },
     hrv:
       h && h.nnCount >= 15
         ? {

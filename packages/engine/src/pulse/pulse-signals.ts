@@ -3,18 +3,31 @@
 // stays ~0.05 Hz) and a zero-phase Butterworth band-pass (rPPG-Toolbox `post_process.py`).
 import { bandPassZeroPhase } from '../dsp/butterworth.js';
 import { detrendSmoothnessPriors } from '../dsp/detrend.js';
-import { chromPulse } from './chrom.js';
+import { chromPulse, movingAverage } from './chrom.js';
 import { posPulse } from './pos.js';
 
-/** Pulse pass band: 36–240 bpm, wider than the rate search (40–200) so edges are not attenuated. */
-export const PULSE_BAND = { lowHz: 0.6, highHz: 4.0 };
+export interface PulseBand {
+  lowHz: number;
+  highHz: number;
+}
+/**
+ * Default band for camera traces: 42–150 bpm, the rPPG-Toolbox paper band (0.75–2.5 Hz) widened a
+ * little at the low end. The projections (POS alpha, CHROM alpha) are tuned inside this band: on
+ * dark, noisy skin-patch traces, tuning them over 0.6–4 Hz let out-of-band noise steer alpha and
+ * doubled the error (docs/accuracy.md).
+ */
+export const REST_BAND: PulseBand = { lowHz: 0.7, highHz: 2.5 };
+/** Wide band (36–210 bpm) for exercise or clean waveforms. */
+export const WIDE_BAND: PulseBand = { lowHz: 0.6, highHz: 3.5 };
+/** @deprecated alias kept for the waveform stage default. */
+export const PULSE_BAND = WIDE_BAND;
 
 export function detrendLambda(sampleRateHz: number): number {
   return 100 * (sampleRateHz / 30) ** 2;
 }
 
 /** Detrend and band-pass a raw pulse (or any PPG-like waveform) sampled at `sampleRateHz`. */
-export function conditionPulse(x: ArrayLike<number>, sampleRateHz: number, band = PULSE_BAND): Float64Array {
+export function conditionPulse(x: ArrayLike<number>, sampleRateHz: number, band: PulseBand = WIDE_BAND): Float64Array {
   const d = detrendSmoothnessPriors(x, detrendLambda(sampleRateHz));
   const hi = Math.min(band.highHz, 0.45 * sampleRateHz);
   return bandPassZeroPhase(d, sampleRateHz, band.lowHz, hi);
@@ -25,10 +38,33 @@ export interface PulseSignals {
   chrom: Float64Array;
 }
 
+/**
+ * Channel normalised by its 10 s moving mean and band-limited, plus one: POS then tunes its alpha on
+ * in-band fluctuations only (band-limited POS; the band-pass-before-alpha step is CHROM's, de Haan
+ * & Jeanne 2013).
+ */
+export function bandLimitedChannel(c: Float64Array, sampleRateHz: number, band: PulseBand): Float64Array {
+  const m = movingAverage(c, Math.max(3, Math.round(10 * sampleRateHz)));
+  const x = new Float64Array(c.length);
+  for (let i = 0; i < c.length; i++) x[i] = m[i] > 0 ? c[i] / m[i] - 1 : 0;
+  const f = bandPassZeroPhase(x, sampleRateHz, band.lowHz, Math.min(band.highHz, 0.45 * sampleRateHz));
+  for (let i = 0; i < f.length; i++) f[i] += 1;
+  return f;
+}
+
 /** Both pulse signals from uniformly resampled RGB, conditioned and scaled to unit variance. */
-export function extractPulses(r: Float64Array, g: Float64Array, b: Float64Array, sampleRateHz: number): PulseSignals {
-  const pos = conditionPulse(posPulse(r, g, b, sampleRateHz), sampleRateHz);
-  const chrom = conditionPulse(chromPulse(r, g, b, sampleRateHz, PULSE_BAND), sampleRateHz);
+export function extractPulses(
+  r: Float64Array,
+  g: Float64Array,
+  b: Float64Array,
+  sampleRateHz: number,
+  band: PulseBand = REST_BAND,
+): PulseSignals {
+  const rb = bandLimitedChannel(r, sampleRateHz, band);
+  const gb = bandLimitedChannel(g, sampleRateHz, band);
+  const bb = bandLimitedChannel(b, sampleRateHz, band);
+  const pos = conditionPulse(posPulse(rb, gb, bb, sampleRateHz), sampleRateHz, band);
+  const chrom = conditionPulse(chromPulse(r, g, b, sampleRateHz, band), sampleRateHz, band);
   return { pos: unitVariance(pos), chrom: unitVariance(chrom) };
 }
 

@@ -3,14 +3,15 @@
 // that credits a candidate with half the power at its double (a sub-harmonic summation in the
 // spirit of Hermes, "Measurement of pitch by subharmonic summation", JASA 83(1), 1988), and the
 // signal-quality index of de Haan & Jeanne (TBME 2013): the share of power near the rate and its
-// first harmonic, computed here against the estimated rather than the true rate.
+// first harmonic (credit capped at the candidate's own power, so a sub-harmonic ghost whose
+// double is the true rate gains nothing), computed here against the estimated rather than the true rate.
 import { bandBins, interpolatePeakBin, powerNear, powerSpectrum, type Spectrum } from '../dsp/spectrum.js';
 
 export interface HrBand {
   lowHz: number;
   highHz: number;
 }
-export const HR_BAND: HrBand = { lowHz: 40 / 60, highHz: 200 / 60 };
+export const HR_BAND: HrBand = { lowHz: 0.7, highHz: 2.5 };
 /** Half-width around the rate and its harmonic counted as "signal" by the SQI. */
 const SQI_HALF_WIDTH_HZ = 0.12;
 const HARMONIC_CREDIT = 0.5;
@@ -25,16 +26,22 @@ export interface HrWindow {
   spectra: Spectrum[];
   /** Method weights used for `score` (each method's own SQI at its own peak). */
   weights: number[];
+  band: HrBand;
 }
 
-/** SQI of spectrum s at rate fHz: share of power within ±0.12 Hz of f and 2f over 0.5 Hz..min(Nyquist, 7 Hz). */
-export function sqiAt(s: Spectrum, fHz: number): number {
-  const [lo, hi] = bandBins(s, 0.5, Math.min(7, 0.95 * (s.binHz * (s.power.length - 1))));
+/**
+ * SQI of spectrum s at rate fHz within the analysis band: the share of in-band power within
+ * ±0.12 Hz of f, rescaled so that white noise (whose tallest peak takes about 1.6× its fair share
+ * of the band) maps to ~0 and a pure tone to 1: sqi = (share − b)/(1 − b), b = 1.6·0.24 Hz / band width.
+ */
+export function sqiAt(s: Spectrum, fHz: number, band: HrBand = HR_BAND): number {
+  const [lo, hi] = bandBins(s, band.lowHz, band.highHz);
   let total = 0;
   for (let k = lo; k <= hi; k++) total += s.power[k];
   if (total <= 0) return 0;
-  const sig = powerNear(s, fHz, SQI_HALF_WIDTH_HZ) + powerNear(s, 2 * fHz, SQI_HALF_WIDTH_HZ);
-  return Math.min(1, sig / total);
+  const share = Math.min(1, powerNear(s, fHz, SQI_HALF_WIDTH_HZ) / total);
+  const b = Math.min(0.9, (1.6 * 2 * SQI_HALF_WIDTH_HZ) / (band.highHz - band.lowHz));
+  return Math.max(0, (share - b) / (1 - b));
 }
 
 /** Score and spectra for pulses[m][from..to). All pulses share `sampleRateHz`. */
@@ -59,18 +66,18 @@ export function hrWindow(
       total += s.power[k];
       if (s.power[k] > s.power[best]) best = k;
     }
-    const w = total > 0 ? Math.max(1e-3, sqiAt(s, best * s.binHz)) : 0;
+    const w = total > 0 ? Math.max(1e-3, sqiAt(s, best * s.binHz, band)) : 0;
     weights.push(w);
     if (total <= 0) continue;
     for (let k = lo; k <= hi; k++) {
       const h = 2 * k < s.power.length ? s.power[2 * k] : 0;
-      score[k - lo] += (w * (s.power[k] + HARMONIC_CREDIT * h)) / total;
+      score[k - lo] += (w * (s.power[k] + HARMONIC_CREDIT * Math.min(h, s.power[k]))) / total;
     }
   }
   let sum = 0;
   for (let i = 0; i < states; i++) sum += score[i];
   if (sum > 0) for (let i = 0; i < states; i++) score[i] /= sum;
-  return { lo, states, binHz: s0.binHz, score, spectra, weights };
+  return { lo, states, binHz: s0.binHz, score, spectra, weights, band };
 }
 
 /** Refined rate (Hz) near candidate bin k: the local power maximum of the best method, interpolated. */
@@ -83,7 +90,7 @@ export function refineRateHz(w: HrWindow, k: number): { freqHz: number; sqi: num
     let kk = k;
     for (let j = Math.max(1, k - 2); j <= Math.min(s.power.length - 2, k + 2); j++) if (s.power[j] > s.power[kk]) kk = j;
     const f = interpolatePeakBin(s.power, kk) * s.binHz;
-    const q = sqiAt(s, f);
+    const q = sqiAt(s, f, w.band);
     if (q > bestSqi) {
       bestSqi = q;
       bestM = m;

@@ -2,9 +2,9 @@
 // windows and a 1 s step), per-window harmonic-checked spectra of every pulse method, Viterbi
 // tracking across windows (hr-track.ts), then the capture rate as the SQI-weighted mean of the
 // tracked per-window rates (the reference is 60 / mean inter-beat interval over the clip).
-import { hrWindow, refineRateHz, type HrWindow } from './hr-spectrum.js';
+import { HR_BAND, hrWindow, refineRateHz, type HrBand, type HrWindow } from './hr-spectrum.js';
 import { viterbiPath } from './hr-track.js';
-import { nextPow2 } from '../dsp/spectrum.js';
+import { bandBins, interpolatePeakBin, nextPow2, powerSpectrum } from '../dsp/spectrum.js';
 
 export const HR_WINDOW_SEC = 10;
 export const HR_STEP_SEC = 1;
@@ -16,8 +16,15 @@ export interface HrTrack {
   sqi: Float64Array;
   /** Index (into the pulses array) of the best method per window. */
   method: Int32Array;
-  /** Capture heart rate (SQI-weighted mean of tracked window rates), bpm; NaN if no window. */
+  /** SQI-weighted mean of tracked window rates, bpm; NaN if no window. */
   meanHrBpm: number;
+  /**
+   * Capture heart rate: the peak of the windows' averaged (Welch-style) score spectrum within
+   * ±max(6 bpm, 8 %) of the tracked mean, bpm; NaN if no window. The averaged spectrum peaks at the
+   * rate the capture spent most time at (as a whole-clip periodogram does, which is how the
+   * rPPG-Toolbox and vitallens-core define a clip's rate) while the tracker keeps it away from noise.
+   */
+  captureHrBpm: number;
 }
 
 /** FFT length for a window: ≥ 4× the window and ≥ 60·fs/0.9 so bins are under ~0.9 bpm. */
@@ -25,11 +32,28 @@ export function hrNfft(windowLen: number, sampleRateHz: number): number {
   return nextPow2(Math.max(4 * windowLen, Math.ceil((60 * sampleRateHz) / 0.9)));
 }
 
+function averagedPeakBpm(windows: HrWindow[], trackedMeanBpm: number): number {
+  if (!windows.length || !Number.isFinite(trackedMeanBpm)) return trackedMeanBpm;
+  const w0 = windows[0];
+  const avg = new Float64Array(w0.states);
+  for (const w of windows) for (let i = 0; i < w.states; i++) avg[i] += w.score[i];
+  const half = Math.max(6, 0.08 * trackedMeanBpm);
+  const binBpm = w0.binHz * 60;
+  const lo = Math.max(0, Math.ceil((trackedMeanBpm - half) / binBpm) - w0.lo);
+  const hi = Math.min(w0.states - 1, Math.floor((trackedMeanBpm + half) / binBpm) - w0.lo);
+  if (hi <= lo) return trackedMeanBpm;
+  let best = lo;
+  for (let i = lo + 1; i <= hi; i++) if (avg[i] > avg[best]) best = i;
+  if ((best === lo && lo > 0) || (best === hi && hi < w0.states - 1)) return trackedMeanBpm;
+  return (w0.lo + interpolatePeakBin(avg, best)) * binBpm;
+}
+
 export function trackHeartRate(
   pulses: Float64Array[],
   sampleRateHz: number,
-  opts: { windowSec?: number; stepSec?: number } = {},
+  opts: { windowSec?: number; stepSec?: number; band?: HrBand } = {},
 ): HrTrack {
+  const band = opts.band ?? HR_BAND;
   const n = pulses[0].length;
   const windowSec = opts.windowSec ?? HR_WINDOW_SEC;
   const stepSec = opts.stepSec ?? HR_STEP_SEC;
@@ -41,11 +65,11 @@ export function trackHeartRate(
   if (len >= Math.round(4 * sampleRateHz)) {
     const nfft = hrNfft(len, sampleRateHz);
     for (let end = len; end <= n; end += step) {
-      windows.push(hrWindow(pulses, end - len, end, sampleRateHz, nfft));
+      windows.push(hrWindow(pulses, end - len, end, sampleRateHz, nfft, band));
       ends.push(end);
     }
     if (ends.length && ends[ends.length - 1] < n) {
-      windows.push(hrWindow(pulses, n - len, n, sampleRateHz, nfft));
+      windows.push(hrWindow(pulses, n - len, n, sampleRateHz, nfft, band));
       ends.push(n);
     }
   }
@@ -67,10 +91,32 @@ export function trackHeartRate(
     hsum += wt * hr[i];
   }
   return {
+    captureHrBpm: averagedPeakBpm(windows, m ? hsum / wsum : NaN),
     windowEndSec: Float64Array.from(ends, (e) => e / sampleRateHz),
     hrBpm: hr,
     sqi,
     method,
     meanHrBpm: m ? hsum / wsum : NaN,
   };
+}
+
+/**
+ * Capture heart rate: the whole-capture periodogram peak (rPPG-Toolbox and vitallens-core define
+ * the clip rate this way) searched only within ±max(6 bpm, 8 %) of the tracked mean, so the
+ * tracker supplies robustness against noise and harmonics and the periodogram supplies precision.
+ */
+export function captureRateBpm(pulse: Float64Array, sampleRateHz: number, trackedMeanBpm: number, band: HrBand = HR_BAND): number {
+  if (!Number.isFinite(trackedMeanBpm) || pulse.length < 8) return trackedMeanBpm;
+  const half = Math.max(6, 0.08 * trackedMeanBpm);
+  const nfft = nextPow2(Math.max(4 * pulse.length, Math.ceil(sampleRateHz / 0.005)));
+  const s = powerSpectrum(pulse, sampleRateHz, nfft, { hann: false });
+  const lo = Math.max(band.lowHz, (trackedMeanBpm - half) / 60);
+  const hi = Math.min(band.highHz, (trackedMeanBpm + half) / 60);
+  if (hi <= lo) return trackedMeanBpm;
+  const [klo, khi] = bandBins(s, lo, hi);
+  let best = klo;
+  for (let k = klo + 1; k <= khi; k++) if (s.power[k] > s.power[best]) best = k;
+  // A peak on the search edge is a slope, not a peak: keep the tracked value then.
+  if (best === klo || best === khi) return trackedMeanBpm;
+  return interpolatePeakBin(s.power, best) * s.binHz * 60;
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type PostgresDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
 
 // PostgreSQL returns int8/numeric as strings; our values are epoch ms and counters that fit a double.
@@ -33,14 +33,15 @@ export interface OpenOptions {
 
 export function openDatabase(opts: OpenOptions): DbHandle {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
-    if (opts.pgSchema) {
-      const schema = opts.pgSchema.replace(/[^a-z0-9_]/gi, '');
-      pool.on('connect', (client) => {
-        client.query(`SET search_path TO "${schema}"`).catch(() => undefined);
-      });
-    }
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const schema = opts.pgSchema?.replace(/[^a-z0-9_]/gi, '');
+    // The search path is a connection startup option, so no query can run before it applies.
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    const dialect = schema ? new SchemaScopedPostgresDialect({ pool }, schema) : new PostgresDialect({ pool });
+    const db = new Kysely<Database>({ dialect });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = opts.sqlitePath ?? ':memory:';
@@ -52,4 +53,29 @@ export function openDatabase(opts: OpenOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely's introspector lists the tables of every schema, and its Migrator decides whether its own
+ * tables exist by name alone: in a schema of its own (tests, several deployments in one database)
+ * it would see another schema's `kysely_migration_lock` and never create its own. This dialect
+ * shows the introspector only the schema in use.
+ */
+class SchemaScopedPostgresDialect extends PostgresDialect {
+  constructor(
+    config: PostgresDialectConfig,
+    private readonly schema: string,
+  ) {
+    super(config);
+  }
+
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    const inner = super.createIntrospector(db);
+    const schema = this.schema;
+    return {
+      getSchemas: () => inner.getSchemas(),
+      getTables: async (o) => (await inner.getTables(o)).filter((t) => t.schema === schema),
+      getMetadata: async (o) => ({ tables: (await inner.getMetadata(o)).tables.filter((t) => t.schema === schema) }),
+    };
+  }
 }

@@ -1,0 +1,351 @@
+// Streaming capacity (issue 5): concurrent 30 fps sessions of phantom crops, sent by a
+// load-generator child process over loopback to the real server (its own child process: buildServer,
+// SQLite, the whole session path). The session count is ramped until p99 lag — from sending the
+// frame that completes a heart-rate window to receiving its `hr` event — exceeds 250 ms or frames
+// are dropped. The same load against a bare `ws` server (no decoding, no estimator; it answers one
+// `hr`-shaped event per second of capture) gives the reference. One file, three roles (ROLE env).
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const FPS = 30;
+const FRAME_US = 1e6 / FPS;
+const LAG_LIMIT_MS = 250;
+const STEP_SEC = 13; // first hr comes after 10 s of capture
+const MEASURE_LAST_SEC = 5;
+const RAMP = [50, 100, 150, 200, 300, 400, 500, 600, 800];
+const BUDGET_MS = 150_000;
+
+// ---- roles -------------------------------------------------------------------------------------
+
+type Msg = { id: number; op: string; [k: string]: any };
+
+function serve(handlers: Record<string, (m: Msg) => Promise<unknown>>): void {
+  process.on('message', async (m: Msg) => {
+    try {
+      process.send!({ id: m.id, ok: true, data: await handlers[m.op](m) });
+    } catch (err) {
+      process.send!({ id: m.id, ok: false, error: String((err as Error)?.stack ?? err) });
+    }
+  });
+}
+
+function usage(): { cpuMs: number; heapMb: number; extMb: number; rssMb: number } {
+  (globalThis as any).gc?.();
+  const c = process.cpuUsage();
+  const m = process.memoryUsage();
+  return { cpuMs: (c.user + c.system) / 1000, heapMb: m.heapUsed / 2 ** 20, extMb: (m.external + m.arrayBuffers) / 2 ** 20, rssMb: m.rss / 2 ** 20 };
+}
+
+async function serverRole(): Promise<void> {
+  const { loadConfig } = await import('../../packages/server/src/config.js');
+  const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
+  const { buildServer } = await import('../../packages/server/src/server.js');
+  const { makeKey } = await import('../../packages/server/src/testing.js');
+  const { signRequest } = await import('@vitals/protocol');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-bench-'));
+  const ctx = await createContext(loadConfig({ VITALS_DATA_DIR: dataDir }));
+  const { app } = await buildServer(ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address() as { port: number };
+  ctx.publicUrl = `http://127.0.0.1:${addr.port}`;
+  const key = await makeKey(ctx, { tokenBalanceUsd: 1e6 });
+  serve({
+    info: async () => ({ port: addr.port }),
+    usage: async () => usage(),
+    mint: async (m) => {
+      const tokens: string[] = [];
+      for (let i = 0; i < m.count; i++) {
+        const body = JSON.stringify({ platform: 'web', durationSec: 180, consent: true, features: ['hrv', 'bp', 'spo2'] });
+        const headers = await signRequest({ keyId: key.keyId, secret: key.secret, method: 'POST', path: '/sdk/v1/cloud/sessions', body });
+        const r = await app.inject({ method: 'POST', url: '/sdk/v1/cloud/sessions', headers: { ...headers, 'content-type': 'application/json' }, payload: body });
+        tokens.push(r.json().data.sessionToken);
+      }
+      return tokens;
+    },
+    stop: async () => {
+      await app.close();
+      await closeContext(ctx);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      setImmediate(() => process.exit(0));
+    },
+  });
+  process.send!({ ready: true });
+}
+
+/** A bare ws server: reads each packet's tMicros and answers once per second of capture. */
+async function bareRole(): Promise<void> {
+  const { WebSocketServer } = await import('ws');
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 16384 });
+  await new Promise((r) => wss.once('listening', r));
+  wss.on('connection', (ws) => {
+    let next = 10e6;
+    ws.on('message', (data: Buffer, isBinary) => {
+      if (!isBinary) {
+        ws.send(JSON.stringify({ t: 'ready' }));
+        return;
+      }
+      const t = data.readUInt32LE(6);
+      if (t >= next) {
+        next += 1e6;
+        ws.send(JSON.stringify({ t: 'hr', hr: 70, sqi: 0.9, tMs: Math.round(t / 1000) }));
+      }
+    });
+  });
+  serve({
+    info: async () => ({ port: (wss.address() as { port: number }).port }),
+    usage: async () => usage(),
+    stop: async () => {
+      wss.close();
+      setImmediate(() => process.exit(0));
+    },
+  });
+  process.send!({ ready: true });
+}
+
+interface GenSession {
+  ws: import('ws').WebSocket;
+  start: number;
+  sent: number;
+  sendAt: Float64Array;
+  open: boolean;
+}
+
+/** The load generator: N sessions at 30 fps, phantom crops, lag of every `hr` event. */
+async function genRole(): Promise<void> {
+  const { default: WebSocket } = await import('ws');
+  const { generatePhantom } = await import('../../packages/engine/src/index.js');
+  const { encodeFaceCrop } = await import('@vitals/protocol');
+  // One 20 s phantom, looped: crops are re-stamped per session and frame.
+  const { packets } = generatePhantom({ durationSec: 20, fps: FPS, heartRateBpm: 72, seed: 9 });
+  const crops = packets.filter((p) => p.type === 1).map((p) => Buffer.from(encodeFaceCrop(p as any)));
+  const sessions: GenSession[] = [];
+  let lags: Array<{ at: number; ms: number }> = [];
+  let drops = 0;
+  let errors: string[] = [];
+  let loopLagMax = 0;
+  const maxFrames = 200 * FPS;
+
+  function openSession(url: string, token: string | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false });
+      const s: GenSession = { ws, start: 0, sent: 0, sendAt: new Float64Array(maxFrames), open: false };
+      ws.on('open', () => ws.send(JSON.stringify({ t: 'hello', protocol: 1, token: token ?? 'bare' })));
+      ws.on('message', (data) => {
+        const e = JSON.parse(data.toString());
+        if (e.t === 'ready') {
+          s.open = true;
+          // Real clients start at random phases; without this, every session's one-second
+          // heart-rate analysis would fall on the same instant.
+          s.start = performance.now() + Math.random() * 1000;
+          sessions.push(s);
+          resolve();
+        } else if (e.t === 'hr') {
+          const i = Math.round((e.tMs * 1000) / FRAME_US);
+          if (s.sendAt[i] > 0) lags.push({ at: performance.now(), ms: performance.now() - s.sendAt[i] });
+        } else if (e.t === 'stats') {
+          drops = Math.max(drops, e.dropped);
+        } else if (e.t === 'error') {
+          errors.push(e.code);
+        }
+      });
+      ws.on('error', reject);
+      ws.on('close', () => (s.open = false));
+    });
+  }
+
+  let last = performance.now();
+  const pump = setInterval(() => {
+    const now = performance.now();
+    loopLagMax = Math.max(loopLagMax, now - last - 5);
+    last = now;
+    for (const s of sessions) {
+      if (!s.open) continue;
+      if (now < s.start) continue;
+      const due = Math.min(maxFrames, Math.floor(((now - s.start) * 1000) / FRAME_US) + 1);
+      while (s.sent < due) {
+        const i = s.sent++;
+        const buf = Buffer.from(crops[i % crops.length]);
+        buf.writeUInt32LE(i, 2);
+        buf.writeUInt32LE(Math.round(i * FRAME_US), 6);
+        s.sendAt[i] = performance.now();
+        s.ws.send(buf);
+      }
+    }
+  }, 5);
+  pump.unref();
+
+  serve({
+    open: async (m) => {
+      const tokens: Array<string | undefined> = m.tokens ?? new Array(m.count).fill(undefined);
+      for (let i = 0; i < tokens.length; i += 25) await Promise.all(tokens.slice(i, i + 25).map((t) => openSession(m.url, t)));
+      return sessions.length;
+    },
+    /** Lag percentiles of hr events received in the last `sec` seconds. */
+    report: async (m) => {
+      const since = performance.now() - m.sec * 1000;
+      const xs = lags.filter((l) => l.at >= since).map((l) => l.ms).sort((a, b) => a - b);
+      const q = (p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] : NaN);
+      const r = { n: xs.length, p50: q(0.5), p99: q(0.99), max: xs[xs.length - 1] ?? NaN, drops, errors: [...new Set(errors)], live: sessions.filter((s) => s.open).length, genLoopLagMaxMs: loopLagMax };
+      lags = lags.filter((l) => l.at >= since);
+      errors = [];
+      loopLagMax = 0;
+      return r;
+    },
+    closeAll: async () => {
+      for (const s of sessions) s.ws.terminate();
+      sessions.length = 0;
+      lags = [];
+      drops = 0;
+      return true;
+    },
+    stop: async () => {
+      setImmediate(() => process.exit(0));
+    },
+  });
+  process.send!({ ready: true });
+}
+
+// ---- orchestration -----------------------------------------------------------------------------
+
+class Child {
+  private seq = 0;
+  private waiting = new Map<number, (m: any) => void>();
+  private constructor(readonly proc: ChildProcess) {
+    proc.on('message', (m: any) => {
+      const w = this.waiting.get(m.id);
+      if (w) {
+        this.waiting.delete(m.id);
+        w(m);
+      }
+    });
+  }
+  static async start(role: string): Promise<Child> {
+    const proc = fork(SELF, [], {
+      env: { ...process.env, STREAM_BENCH_ROLE: role },
+      execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      proc.once('message', () => resolve());
+      proc.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+    });
+    return new Child(proc);
+  }
+  call<T = any>(op: string, args: Record<string, unknown> = {}): Promise<T> {
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, (m) => (m.ok ? resolve(m.data) : reject(new Error(m.error))));
+      this.proc.send({ id, op, ...args });
+    });
+  }
+  async stop(): Promise<void> {
+    await this.call('stop').catch(() => undefined);
+    if (this.proc.exitCode === null) this.proc.kill();
+  }
+}
+
+interface Step {
+  sessions: number;
+  p50: number;
+  p99: number;
+  hrEvents: number;
+  drops: number;
+  errors: string[];
+  serverCores: number;
+  memPerSessionKb: number;
+  genLoopLagMaxMs: number;
+  ok: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number): Promise<Step[]> {
+  const server = await Child.start(kind === 'vitals' ? 'server' : 'bare');
+  const gen = await Child.start('gen');
+  const steps: Step[] = [];
+  try {
+    const { port } = await server.call('info');
+    const url = kind === 'vitals' ? `ws://127.0.0.1:${port}/sdk/v1/cloud/stream` : `ws://127.0.0.1:${port}`;
+    const base = await server.call('usage');
+    let have = 0;
+    for (const n of counts) {
+      if (Date.now() + STEP_SEC * 1000 > deadline) break;
+      const add = n - have;
+      const tokens = kind === 'vitals' ? await server.call<string[]>('mint', { count: add }) : undefined;
+      await gen.call('open', { url, tokens, count: add });
+      have = n;
+      await sleep((STEP_SEC - MEASURE_LAST_SEC) * 1000);
+      await gen.call('report', { sec: 0.001 }); // reset windows
+      const u0 = await server.call('usage');
+      const t0 = performance.now();
+      await sleep(MEASURE_LAST_SEC * 1000);
+      const u1 = await server.call('usage');
+      const r = await gen.call('report', { sec: MEASURE_LAST_SEC });
+      const serverCores = (u1.cpuMs - u0.cpuMs) / (performance.now() - t0);
+      const memPerSessionKb = ((u1.heapMb + u1.extMb - base.heapMb - base.extMb) * 1024) / n;
+      const ok = r.n > 0 && r.p99 < LAG_LIMIT_MS && r.drops === 0 && r.errors.length === 0 && r.live === n;
+      steps.push({ sessions: n, p50: r.p50, p99: r.p99, hrEvents: r.n, drops: r.drops, errors: r.errors, serverCores, memPerSessionKb, genLoopLagMaxMs: r.genLoopLagMaxMs, ok });
+      if (!ok) break;
+    }
+  } finally {
+    await gen.call('closeAll').catch(() => undefined);
+    await gen.stop();
+    await server.stop();
+  }
+  return steps;
+}
+
+const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
+
+export async function run(): Promise<string> {
+  const deadline = Date.now() + BUDGET_MS;
+  const ours = await ramp('vitals', RAMP, deadline - 30_000);
+  const best = [...ours].reverse().find((s) => s.ok);
+  const compareAt = best ? best.sessions : RAMP[0];
+  const bare = await ramp('bare', [compareAt], Date.now() + 60_000);
+  const bareStep = bare[0];
+  const perCoreOurs = best ? best.sessions / Math.max(1, best.serverCores) : 0;
+  const perCoreOursCpu = best ? best.sessions / best.serverCores : 0;
+  const perCoreBareCpu = bareStep ? bareStep.sessions / bareStep.serverCores : NaN;
+  const lines = [
+    '## Streaming',
+    '',
+    `Measured by \`scripts/bench/streaming.ts\` on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared), loopback only. ` +
+      'The server runs in its own process (buildServer, SQLite, the real session path: hello, token, compare-and-set, packet decoding, rate rules, queue, StreamingEstimator, live events); ' +
+      `a load-generator child process opens sessions and sends phantom crops at ${FPS} fps in real time. ` +
+      `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
+      'Lag: from sending the frame that closes a heart-rate window to receiving its `hr` event, measured in the generator (so it includes both loopback hops and the generator\'s own scheduling). ' +
+      'Server CPU is the server process\'s user+system time over the window (cores busy); memory per session is the growth of heap + external buffers after GC, divided by the sessions open.',
+    '',
+    '| sessions | p50 lag ms | p99 lag ms | hr events | dropped | server cores busy | memory per session | generator loop lag max ms | within limits |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...ours.map(
+      (s) =>
+        `| ${s.sessions} | ${f1(s.p50)} | ${f1(s.p99)} | ${s.hrEvents} | ${s.drops} | ${s.serverCores.toFixed(2)} | ${f0(s.memPerSessionKb)} KB | ${f0(s.genLoopLagMaxMs)} | ${s.ok ? 'yes' : `no${s.errors.length ? ` (${s.errors.join(', ')})` : ''}`} |`,
+    ),
+    '',
+    bareStep
+      ? `Bare \`ws\` server, same generator, ${bareStep.sessions} sessions: p99 lag ${f1(bareStep.p99)} ms, ${bareStep.serverCores.toFixed(2)} cores busy (${f0(perCoreBareCpu)} sessions per core of CPU).`
+      : 'Bare `ws` server: not measured (time budget).',
+    '',
+    '| figure | value | target |',
+    '| --- | --- | --- |',
+    `| sessions sustained by one server process (p99 < ${LAG_LIMIT_MS} ms, no drops) | ${best?.sessions ?? 0}${best && best.sessions === RAMP[RAMP.length - 1] ? ' (ramp ceiling)' : ''} | – |`,
+    `| sessions per core (sustained ÷ cores busy, at least 1) | ${f0(perCoreOurs)} | ≥ 300 |`,
+    `| sessions per core of CPU actually used | ${f0(perCoreOursCpu)} | – |`,
+    `| ratio to the bare \`ws\` server (sessions per core of CPU) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
+    `| memory per session | ${best ? f0(best.memPerSessionKb) : '–'} KB | < 1024 KB |`,
+  ];
+  return lines.join('\n');
+}
+
+const role = process.env.STREAM_BENCH_ROLE;
+if (role === 'server') void serverRole();
+else if (role === 'bare') void bareRole();
+else if (role === 'gen') void genRole();
+else if (process.argv[1] && path.resolve(process.argv[1]) === SELF) void run().then((md) => console.log(md));

@@ -16,7 +16,6 @@ import {
 } from '@vitals/protocol';
 import { ApiError } from '../errors.js';
 import type { KeyRecord } from '../store/orgs-keys.js';
-import { getKey } from '../store/orgs-keys.js';
 import { spendNonce } from '../store/nonces.js';
 import { appendUsage } from '../store/usage-log.js';
 import { rateHeaders, RateLimiter } from './rate-limiter.js';

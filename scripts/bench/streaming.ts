@@ -40,6 +40,12 @@ function usage(): { cpuMs: number; heapMb: number; extMb: number; rssMb: number 
   return { cpuMs: (c.user + c.system) / 1000, heapMb: m.heapUsed / 2 ** 20, extMb: (m.external + m.arrayBuffers) / 2 ** 20, rssMb: m.rss / 2 ** 20 };
 }
 
+function percentiles(values: number[]): { n: number; p50: number; p99: number } {
+  const xs = values.slice().sort((a, b) => a - b);
+  const q = (p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] : NaN);
+  return { n: xs.length, p50: q(0.5), p99: q(0.99) };
+}
+
 async function serverRole(): Promise<void> {
   const { loadConfig } = await import('../../packages/server/src/config.js');
   const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
@@ -53,8 +59,10 @@ async function serverRole(): Promise<void> {
   const addr = app.server.address() as { port: number };
   ctx.publicUrl = `http://127.0.0.1:${addr.port}`;
   const key = await makeKey(ctx, { tokenBalanceUsd: 1e6 });
+  const { takeHrLags } = await import('../../packages/server/src/stream/metrics.js');
   serve({
     info: async () => ({ port: addr.port }),
+    lags: async () => percentiles(takeHrLags()),
     usage: async () => usage(),
     mint: async (m) => {
       const tokens: string[] = [];
@@ -97,6 +105,7 @@ async function bareRole(): Promise<void> {
   });
   serve({
     info: async () => ({ port: (wss.address() as { port: number }).port }),
+    lags: async () => ({ n: 0, p50: NaN, p99: NaN }),
     usage: async () => usage(),
     stop: async () => {
       wss.close();
@@ -250,6 +259,8 @@ class Child {
 
 interface Step {
   sessions: number;
+  serverP50: number;
+  serverP99: number;
   p50: number;
   p99: number;
   hrEvents: number;
@@ -280,15 +291,19 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
       have = n;
       await sleep((STEP_SEC - MEASURE_LAST_SEC) * 1000);
       await gen.call('report', { sec: 0.001 }); // reset windows
+      await server.call('lags');
       const u0 = await server.call('usage');
       const t0 = performance.now();
       await sleep(MEASURE_LAST_SEC * 1000);
       const u1 = await server.call('usage');
       const r = await gen.call('report', { sec: MEASURE_LAST_SEC });
+      const sl = await server.call('lags');
       const serverCores = (u1.cpuMs - u0.cpuMs) / (performance.now() - t0);
       const memPerSessionKb = ((u1.heapMb + u1.extMb - base.heapMb - base.extMb) * 1024) / n;
-      const ok = r.n > 0 && r.p99 < LAG_LIMIT_MS && r.drops === 0 && r.errors.length === 0 && r.live === n;
-      steps.push({ sessions: n, p50: r.p50, p99: r.p99, hrEvents: r.n, drops: r.drops, errors: r.errors, serverCores, memPerSessionKb, genLoopLagMaxMs: r.genLoopLagMaxMs, ok });
+      // The criterion is the server's lag (packet arrival → its hr event); the generator's view adds loopback and its own scheduling.
+      const p99 = kind === 'vitals' ? sl.p99 : r.p99;
+      const ok = r.n > 0 && p99 < LAG_LIMIT_MS && r.drops === 0 && r.errors.length === 0 && r.live === n;
+      steps.push({ sessions: n, serverP50: sl.p50, serverP99: sl.p99, p50: r.p50, p99: r.p99, hrEvents: r.n, drops: r.drops, errors: r.errors, serverCores, memPerSessionKb, genLoopLagMaxMs: r.genLoopLagMaxMs, ok });
       if (!ok) break;
     }
   } finally {
@@ -318,15 +333,15 @@ export async function run(): Promise<string> {
     `Measured by \`scripts/bench/streaming.ts\` on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared), loopback only. ` +
       'The server runs in its own process (buildServer, SQLite, the real session path: hello, token, compare-and-set, packet decoding, rate rules, queue, StreamingEstimator, live events); ' +
       `a load-generator child process opens sessions and sends phantom crops at ${FPS} fps in real time. ` +
-      `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
-      'Lag: from sending the frame that closes a heart-rate window to receiving its `hr` event, measured in the generator (so it includes both loopback hops and the generator\'s own scheduling). ' +
+      `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
+      'Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator\'s own scheduling on the same shared cores). ' +
       'Server CPU is the server process\'s user+system time over the window (cores busy); memory per session is the growth of heap + external buffers after GC, divided by the sessions open.',
     '',
-    '| sessions | p50 lag ms | p99 lag ms | hr events | dropped | server cores busy | memory per session | generator loop lag max ms | within limits |',
+    '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | memory per session | generator loop lag max ms | within limits |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...ours.map(
       (s) =>
-        `| ${s.sessions} | ${f1(s.p50)} | ${f1(s.p99)} | ${s.hrEvents} | ${s.drops} | ${s.serverCores.toFixed(2)} | ${f0(s.memPerSessionKb)} KB | ${f0(s.genLoopLagMaxMs)} | ${s.ok ? 'yes' : `no${s.errors.length ? ` (${s.errors.join(', ')})` : ''}`} |`,
+        `| ${s.sessions} | ${f1(s.serverP50)} / ${f1(s.serverP99)} | ${f1(s.p50)} / ${f1(s.p99)} | ${s.hrEvents} | ${s.drops} | ${s.serverCores.toFixed(2)} | ${f0(s.memPerSessionKb)} KB | ${f0(s.genLoopLagMaxMs)} | ${s.ok ? 'yes' : `no${s.errors.length ? ` (${s.errors.join(', ')})` : ''}`} |`,
     ),
     '',
     bareStep

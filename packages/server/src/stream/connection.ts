@@ -30,6 +30,7 @@ import { AuxAssembler } from './aux-assembler.js';
 import { auxAnalyzer } from './aux-models.js';
 import { isPoor, newAuxAggregate, toFields } from './final-measurement.js';
 import type { Drainable, FrameScheduler } from './scheduler.js';
+import { recordHrLag } from './metrics.js';
 
 /** Close codes (docs/streaming.md). */
 export const CLOSE = { normal: 1000, goingAway: 1001, protocol: 1002, policy: 1008, tooBig: 1009, internal: 1011 } as const;
@@ -66,6 +67,8 @@ export class StreamConnection implements Drainable {
   private accepted: string[] = [];
   private estimator?: StreamingEstimator;
   private readonly queue: FaceCropPacket[] = [];
+  /** performance.now() at arrival of each queued frame (parallel to `queue`). */
+  private readonly arrivals: number[] = [];
   private frameGuard?: FrameRateGuard;
   private messageGuard?: TokenBucket;
   private aux?: AuxAssembler;
@@ -207,6 +210,7 @@ export class StreamConnection implements Drainable {
     if (this.queue.length >= STREAM_QUEUE_FRAMES) {
       // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
       this.queue.shift();
+      this.arrivals.shift();
       this.dropped++;
       if (now - this.lastOverflowStatsAt >= OVERFLOW_STATS_MIN_MS) {
         this.lastOverflowStatsAt = now;
@@ -214,6 +218,7 @@ export class StreamConnection implements Drainable {
       }
     }
     this.queue.push(p);
+    this.arrivals.push(wall);
     this.deps.scheduler.schedule(this);
   }
 
@@ -286,20 +291,24 @@ export class StreamConnection implements Drainable {
     let n = 0;
     while (n < max && this.queue.length > 0 && this.estimator) {
       const p = this.queue.shift()!;
+      const arrivedAt = this.arrivals.shift()!;
       const events = this.estimator.push(p);
       this.processed++;
       this.lastProcessedT = p.tMicros;
-      for (const e of events) this.emit(e);
+      for (const e of events) this.emit(e, arrivedAt);
       n++;
     }
     return this.queue.length > 0 && this.estimator !== undefined;
   }
 
-  private emit(e: EngineEvent): void {
+  private emit(e: EngineEvent, arrivedAt: number): void {
     switch (e.t) {
       case 'hr':
         // Published only while the signal-quality index is above 0.38 (spec: Streaming events).
-        if (e.sqi > HR_EVENT_MIN_SQI) this.sendLive(e);
+        if (e.sqi > HR_EVENT_MIN_SQI) {
+          this.sendLive(e);
+          recordHrLag(performance.now() - arrivedAt);
+        }
         return;
       case 'hrv':
       case 'bp':
@@ -395,6 +404,7 @@ export class StreamConnection implements Drainable {
     const wasLive = this.phase === 'running' || this.phase === 'finishing';
     this.phase = 'closed';
     this.queue.length = 0;
+    this.arrivals.length = 0;
     this.estimator = undefined;
     this.sendRaw({ t: 'error', code: 'internal_error', message: 'server shutting down', fatal: true });
     this.ws.close(CLOSE.goingAway, 'server shutting down');
@@ -421,6 +431,7 @@ export class StreamConnection implements Drainable {
     const wasLive = this.phase === 'running' || this.phase === 'finishing';
     this.phase = 'closed';
     this.queue.length = 0;
+    this.arrivals.length = 0;
     this.estimator = undefined;
     this.close(closeCode);
     if (ending && wasLive) void this.settle(ending);
@@ -430,6 +441,7 @@ export class StreamConnection implements Drainable {
     if (this.phase === 'running') {
       this.phase = 'closed';
       this.queue.length = 0;
+    this.arrivals.length = 0;
       this.estimator = undefined;
       void this.settle(this.socketError ?? { status: 'aborted', code: 'disconnected', message: 'socket closed without stop' });
     } else if (this.phase === 'hello' || this.phase === 'authorizing') {

@@ -96,3 +96,11 @@ describe('crop helpers', () => {
     expect(c.crop(img, { x: 52, y: 50, width: 80, height: 80 }, 0.066)).toHaveLength(3888);
   });
 });
+
+describe('package', () => {
+  it('SDK_VERSION matches package.json', async () => {
+    const { SDK_VERSION } = await import('@vitals/sdk');
+    const pkg = (await import('../package.json', { with: { type: 'json' } })).default as { version: string };
+    expect(SDK_VERSION).toBe(pkg.version);
+  });
+});

@@ -327,6 +327,11 @@ export async function run(): Promise<string> {
   const perCoreOurs = best ? best.sessions / Math.max(1, best.serverCores) : 0;
   const perCoreOursCpu = best ? best.sessions / best.serverCores : 0;
   const perCoreBareCpu = bareStep ? bareStep.sessions / bareStep.serverCores : NaN;
+  // CPU cost per session at the largest step measured, whatever its lag: the capacity an
+  // uncontended core would give, and comparable with the bare server at the same load.
+  const last = ours[ours.length - 1];
+  const lastAtBare = ours.find((s) => s.sessions === bareStep?.sessions);
+  const cpuPerSessionMs = last ? (last.serverCores * 1000) / last.sessions : NaN;
   const lines = [
     '## Streaming',
     '',
@@ -355,6 +360,9 @@ export async function run(): Promise<string> {
     `| sessions per core of CPU actually used | ${f0(perCoreOursCpu)} | – |`,
     `| ratio to the bare \`ws\` server (sessions per core of CPU) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
     `| memory per session | ${best ? f0(best.memPerSessionKb) : '–'} KB | < 1024 KB |`,
+    `| server CPU per session at ${last?.sessions ?? '–'} sessions | ${f1(cpuPerSessionMs)} ms per second (≈ ${f0(1000 / cpuPerSessionMs)} sessions per core of CPU) | – |`,
+    `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
+    `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
   ];
   return lines.join('\n');
 }

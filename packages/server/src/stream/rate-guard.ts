@@ -3,38 +3,39 @@
  *
  * - capture time: more than 32 type-1 frames whose own `tMicros` fall within any one-second span.
  *   Immune to network jitter: a burst of frames that were captured at 30 fps is fine.
- * - wall clock: frames arriving faster than real time. A token bucket of 64 frames (two seconds'
- *   worth) refilled at 32 per second: a stall followed by a catch-up burst passes, more than 32 per
- *   second sustained for about two seconds does not.
+ * - wall clock: frames arriving faster than real time. At most 32 per second of wall clock since
+ *   `ready` plus 64 (two seconds' worth): a stall followed by a catch-up burst passes, more than 32
+ *   per second sustained for about two seconds does not.
  */
 import { STREAM_MAX_FPS } from '@vitals/protocol';
 
 const SPAN_MICROS = 1_000_000;
 const BUCKET_SECONDS = 2;
 
-/** Wall-clock token bucket: `ratePerSec` sustained, bursts up to `seconds` worth. */
+/**
+ * Wall-clock budget: at most `ratePerSec` per second since the start, plus `seconds` worth of
+ * slack. Cumulative on purpose: a server that could not read its socket for a while (a stall on
+ * either side) then reads a backlog at once, and that backlog is not "faster than real time".
+ */
 export class TokenBucket {
-  private tokens: number;
-  private readonly capacity: number;
+  private used = 0;
+  private readonly slack: number;
 
   constructor(
-    private lastMs: number,
+    private readonly startMs: number,
     private readonly ratePerSec: number,
     seconds = BUCKET_SECONDS,
   ) {
-    this.capacity = ratePerSec * seconds;
-    this.tokens = this.capacity;
+    this.slack = ratePerSec * seconds;
   }
 
-  /** Refills, then tells whether one more event fits (without taking it). */
+  /** Whether one more event fits the budget (without taking it). */
   has(nowMs: number): boolean {
-    this.tokens = Math.min(this.capacity, this.tokens + ((nowMs - this.lastMs) * this.ratePerSec) / 1000);
-    this.lastMs = nowMs;
-    return this.tokens >= 1;
+    return this.used + 1 <= this.slack + ((nowMs - this.startMs) * this.ratePerSec) / 1000;
   }
 
   take(): void {
-    this.tokens -= 1;
+    this.used += 1;
   }
 }
 

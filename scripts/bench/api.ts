@@ -1,0 +1,300 @@
+// API throughput (issue 2): signed, stored `POST /sdk/v1/measurements` against the unsigned trivial
+// `GET /health`, measured in the same run on a real listening server, on SQLite and on PostgreSQL.
+// The server runs in its own child process (buildServer, the whole signature layer and store); a
+// load-generator child process keeps N requests in flight over keep-alive connections and signs
+// every request afresh (NCS1: new nonce, exact body bytes). Memory: the server's RSS at the start,
+// middle and end of a 100k-request run (`--quick`: 10k). One file, three roles (ROLE env).
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const CONCURRENCY = 32;
+const WARMUP_MS = QUICK ? 1000 : 3000;
+const MEASURE_MS = QUICK ? 4000 : 10_000;
+const LONG_RUN = QUICK ? 10_000 : 100_000;
+const PG_URL = process.env.VITALS_BENCH_DATABASE_URL ?? process.env.VITALS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+type Msg = { id: number; op: string; [k: string]: any };
+
+function serveIpc(handlers: Record<string, (m: Msg) => Promise<unknown>>): void {
+  process.on('message', async (m: Msg) => {
+    try {
+      process.send!({ id: m.id, ok: true, data: await handlers[m.op](m) });
+    } catch (err) {
+      process.send!({ id: m.id, ok: false, error: String((err as Error)?.stack ?? err) });
+    }
+  });
+}
+
+// ---- role: server ------------------------------------------------------------------------------
+
+async function serverRole(): Promise<void> {
+  const { loadConfig } = await import('../../packages/server/src/config.js');
+  const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
+  const { buildServer } = await import('../../packages/server/src/server.js');
+  const { openDatabase } = await import('../../packages/server/src/store/db.js');
+  const { makeKey } = await import('../../packages/server/src/testing.js');
+  const { randomHex } = await import('@vitals/protocol');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-bench-api-'));
+  const url = process.env.BENCH_DB === 'postgres' ? PG_URL : undefined;
+  const schema = url ? `bench_${randomHex(4)}` : undefined;
+  if (url && schema) {
+    const admin = openDatabase({ databaseUrl: url, poolSize: 1 });
+    await admin.db.schema.createSchema(schema).execute();
+    await admin.close();
+  }
+  const config = loadConfig({ VITALS_DATA_DIR: dataDir });
+  const db = url ? openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 10 }) : undefined;
+  const ctx = await createContext(config, { db });
+  const { app } = await buildServer(ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as { port: number }).port;
+  const key = await makeKey(ctx);
+  serveIpc({
+    info: async () => ({ port, key }),
+    rss: async () => {
+      (globalThis as any).gc?.();
+      return process.memoryUsage().rss / 2 ** 20;
+    },
+    stop: async () => {
+      await app.close();
+      await closeContext(ctx);
+      if (url && schema) {
+        const admin = openDatabase({ databaseUrl: url, poolSize: 1 });
+        await admin.db.schema.dropSchema(schema).cascade().execute();
+        await admin.close();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      setImmediate(() => process.exit(0));
+      return true;
+    },
+  });
+  process.send!({ ready: true });
+}
+
+// ---- role: load generator ----------------------------------------------------------------------
+
+interface LoadResult {
+  requests: number;
+  errors: number;
+  statusCounts: Record<string, number>;
+  elapsedMs: number;
+  p50: number;
+  p99: number;
+}
+
+async function loadRole(): Promise<void> {
+  const { signRequest } = await import('@vitals/protocol');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const body = JSON.stringify({
+    source: 'web',
+    durationSec: 60,
+    isComplete: true,
+    sdkVersion: '1.0.0',
+    quality: { level: 'good', score: 0.9, usable: true },
+    cardiac: { heartRate: { value: 72, unit: 'bpm', confidence: 0.9 } },
+    hrv: { sdnnMs: 50, rmssdMs: 40, pnn50Pct: 20 },
+    respiratory: { breathingRate: { value: 14, unit: 'brpm' } },
+    stress: { index: 120, level: 'low', unit: 'index' },
+    userRef: 'bench-user',
+  });
+
+  function once(port: number, kind: string, key: { keyId: string; secret: string }): Promise<number> {
+    return (async () => {
+      let headers: Record<string, string> = {};
+      let payload: string | undefined;
+      let method = 'GET';
+      let p = '/health';
+      if (kind === 'measure') {
+        method = 'POST';
+        p = '/sdk/v1/measurements';
+        payload = body;
+        headers = { ...(await signRequest({ keyId: key.keyId, secret: key.secret, method, path: p, body })), 'content-type': 'application/json' };
+      }
+      return new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: p, method, headers, agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
+    })();
+  }
+
+  async function drive(m: Msg): Promise<LoadResult> {
+    const { port, kind, key, durationMs, count } = m as any;
+    const lat: number[] = [];
+    const statusCounts: Record<string, number> = {};
+    let started = 0;
+    let errors = 0;
+    const t0 = performance.now();
+    const more = () => (count ? started < count : performance.now() - t0 < durationMs);
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (more()) {
+          started++;
+          const s = performance.now();
+          try {
+            const status = await once(port, kind, key);
+            statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+            if (status >= 300) errors++;
+          } catch {
+            errors++;
+          }
+          lat.push(performance.now() - s);
+        }
+      }),
+    );
+    const elapsedMs = performance.now() - t0;
+    lat.sort((a, b) => a - b);
+    const q = (f: number) => lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] ?? NaN;
+    return { requests: lat.length, errors, statusCounts, elapsedMs, p50: q(0.5), p99: q(0.99) };
+  }
+  serveIpc({ drive });
+  process.send!({ ready: true });
+}
+
+// ---- parent ------------------------------------------------------------------------------------
+
+interface Child {
+  proc: ChildProcess;
+  call(op: string, args?: Record<string, unknown>): Promise<any>;
+  stop(): Promise<void>;
+}
+
+function spawnRole(role: string, env: Record<string, string> = {}): Promise<Child> {
+  const proc = fork(SELF, [], {
+    env: { ...process.env, ROLE: role, ...env },
+    execArgv: [...process.execArgv, '--conditions=source', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let seq = 0;
+  const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+  return new Promise((resolve, reject) => {
+    proc.on('message', (m: any) => {
+      if (m.ready) {
+        resolve({
+          proc,
+          call: (op, args = {}) =>
+            new Promise((res, rej) => {
+              const id = ++seq;
+              pending.set(id, { resolve: res, reject: rej });
+              proc.send({ id, op, ...args });
+            }),
+          stop: async () => {
+            if (proc.exitCode === null) proc.kill('SIGTERM');
+          },
+        });
+        return;
+      }
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      if (m.ok) p.resolve(m.data);
+      else p.reject(new Error(m.error));
+    });
+    proc.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
+  });
+}
+
+async function pgReachable(): Promise<string | null> {
+  try {
+    const pg = (await import('pg')).default;
+    const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+    await c.connect();
+    await c.query('select 1');
+    await c.end();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+interface DbFigures {
+  db: string;
+  health: LoadResult;
+  measure: LoadResult;
+  rss: [number, number, number];
+  longRun: LoadResult;
+}
+
+async function measureOn(db: 'sqlite' | 'postgres'): Promise<DbFigures> {
+  const server = await spawnRole('server', { BENCH_DB: db });
+  const load = await spawnRole('load');
+  try {
+    const { port, key } = await server.call('info');
+    const drive = (kind: string, extra: Record<string, unknown>) => load.call('drive', { port, kind, key, ...extra });
+    // Warm both paths, then measure them back to back in the same run.
+    await drive('health', { durationMs: WARMUP_MS });
+    await drive('measure', { durationMs: WARMUP_MS });
+    const health = await drive('health', { durationMs: MEASURE_MS });
+    const measure = await drive('measure', { durationMs: MEASURE_MS });
+    // Long run: RSS at start, middle, end.
+    const r0 = await server.call('rss');
+    const a = await drive('measure', { count: LONG_RUN / 2 });
+    const r1 = await server.call('rss');
+    const b = await drive('measure', { count: LONG_RUN / 2 });
+    const r2 = await server.call('rss');
+    const longRun: LoadResult = {
+      requests: a.requests + b.requests,
+      errors: a.errors + b.errors,
+      statusCounts: {},
+      elapsedMs: a.elapsedMs + b.elapsedMs,
+      p50: (a.p50 + b.p50) / 2,
+      p99: Math.max(a.p99, b.p99),
+    };
+    return { db, health, measure, rss: [r0, r1, r2], longRun };
+  } finally {
+    await server.call('stop').catch(() => undefined);
+    await load.stop();
+    await server.stop();
+  }
+}
+
+const rps = (r: LoadResult) => (r.requests / r.elapsedMs) * 1000;
+const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
+const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+
+export async function run(): Promise<string> {
+  const results: DbFigures[] = [];
+  results.push(await measureOn('sqlite'));
+  const pgError = await pgReachable();
+  if (!pgError) results.push(await measureOn('postgres'));
+  const lines = [
+    '## API',
+    '',
+    `Measured by \`scripts/bench/api.ts\` (\`npm run bench -- api${QUICK ? ' --quick' : ''}\`) on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared). ` +
+      'The server is its own process (`buildServer`, real listening socket on loopback); a load-generator process keeps ' +
+      `${CONCURRENCY} requests in flight over keep-alive connections for ${MEASURE_MS / 1000} s per route after a ${WARMUP_MS / 1000} s warm-up, and signs every \`POST /sdk/v1/measurements\` afresh (new nonce, SHA-256 of the body, HMAC) — the signing cost is on the generator's side of the shared cores. ` +
+      'Each signed call goes through the whole path: signature check, nonce spent in the database, JSON parse and schema validation, measurement insert, usage-log row. The reference is the unsigned `GET /health` of the same server in the same run.',
+    '',
+    '| database | route | requests/s | p50 ms | p99 ms | non-2xx |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const r of results) {
+    lines.push(`| ${r.db} | \`GET /health\` (trivial, unsigned) | ${f0(rps(r.health))} | ${f2(r.health.p50)} | ${f2(r.health.p99)} | ${r.health.errors} |`);
+    lines.push(`| ${r.db} | signed \`POST /sdk/v1/measurements\` (stored) | ${f0(rps(r.measure))} | ${f2(r.measure.p50)} | ${f2(r.measure.p99)} | ${r.measure.errors} |`);
+  }
+  lines.push('', '| database | signed ÷ trivial throughput | target | long run | server RSS start / middle / end | RSS growth |', '| --- | --- | --- | --- | --- | --- |');
+  for (const r of results) {
+    const ratio = rps(r.measure) / rps(r.health);
+    lines.push(
+      `| ${r.db} | ${f2(ratio)} | ≥ 0.33 ${ratio >= 1 / 3 ? '(met)' : '(not met)'} | ${r.longRun.requests} signed POSTs, ${f0(rps(r.longRun))}/s, ${r.longRun.errors} non-2xx | ${f1(r.rss[0])} / ${f1(r.rss[1])} / ${f1(r.rss[2])} MB | ${f1(r.rss[2] - r.rss[0])} MB (${f1(r.rss[2] - r.rss[1])} MB in the second half) |`,
+    );
+  }
+  if (pgError) lines.push('', `PostgreSQL: not measured — ${PG_URL.replace(/\/\/[^@]*@/, '//')} unreachable (${pgError}).`);
+  return lines.join('\n');
+}
+
+// ---- entry -------------------------------------------------------------------------------------
+
+if (process.env.ROLE === 'server') void serverRole();
+else if (process.env.ROLE === 'load') void loadRole();
+else if (process.argv[1] && path.resolve(process.argv[1]) === SELF) run().then((md) => console.log(md));

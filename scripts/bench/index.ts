@@ -1,0 +1,59 @@
+// `npm run bench [-- name ...] [--quick]`: runs every section file of scripts/bench (or the named
+// ones) and rewrites each one's `## <Name>` section of docs/benchmarks.md, leaving the others as
+// they are. A section file exports `async function run(): Promise<string>` returning markdown that
+// starts with its own `## <Name>` heading.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const DOC = path.resolve(HERE, '../../docs/benchmarks.md');
+const HEADER = '# Benchmarks\n\nEach section is written by `npm run bench -- <name>` (files in `scripts/bench/`); `npm run bench` runs them all. Figures are from the machine named in each section.\n';
+
+export function replaceSection(doc: string, section: string): string {
+  const heading = section.split('\n', 1)[0].trim();
+  if (!/^## \S/.test(heading)) throw new Error(`a section must start with "## <Name>", got "${heading}"`);
+  const lines = doc.split('\n');
+  const start = lines.findIndex((l) => l.trim() === heading);
+  const body = section.trimEnd().split('\n');
+  if (start === -1) return `${doc.trimEnd()}\n\n${body.join('\n')}\n`;
+  let end = lines.findIndex((l, i) => i > start && l.startsWith('## '));
+  if (end === -1) end = lines.length;
+  const after = lines.slice(end);
+  return [...lines.slice(0, start), ...body, ...(after.length ? ['', ...after] : [''])].join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const names = args.filter((a) => !a.startsWith('--'));
+  const available = fs
+    .readdirSync(HERE)
+    .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+    .map((f) => f.slice(0, -3))
+    .sort();
+  const unknown = names.filter((n) => !available.includes(n));
+  if (unknown.length) {
+    console.error(`unknown bench section(s): ${unknown.join(', ')}; available: ${available.join(', ')}`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const name of names.length ? names : available) {
+    console.error(`bench: ${name} ...`);
+    const mod = (await import(pathToFileURL(path.join(HERE, `${name}.ts`)).href)) as { run?: () => Promise<string> };
+    if (typeof mod.run !== 'function') {
+      console.error(`bench: ${name}.ts exports no run(); skipped`);
+      continue;
+    }
+    const md = await mod.run();
+    console.log(`${md}\n`);
+    const doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : HEADER;
+    fs.writeFileSync(DOC, replaceSection(doc, md));
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -161,7 +161,8 @@ async function create(): Promise<HumanRuntime> {
       return next;
     },
     tensorFromRgb(data, width, height) {
-      return human.tf.tensor(new Int32Array(data), [1, height, width, 3], 'int32');
+      // float32 (0-255) spares Human's own int-to-float cast of the whole frame.
+      return human.tf.tensor(new Float32Array(data), [1, height, width, 3], 'float32');
     },
   };
 }

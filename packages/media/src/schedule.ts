@@ -2,7 +2,7 @@
  * Detect on a subsample, track in between. Frames wait in a short queue until the next analysed
  * frame; then each waiting frame gets a face box interpolated between the analysed frames on
  * either side (offline, so the future is known), or none when the face is missing on the nearer
- * side. Holds at most one analysis interval of frames (5 frames at 30 fps with 5 Hz analysis).
+ * side. Holds at most one analysis interval of frames (7 frames at 30 fps with 4 Hz analysis).
  */
 import type { Box } from '@vitals/protocol';
 import type { DecodedFrame } from './decode.js';

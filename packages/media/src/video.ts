@@ -13,14 +13,14 @@ import {
   type Packet,
   type VideoRejectionCode,
 } from '@vitals/protocol';
-import { decodeFrames, DecodeError, readFrameTimes, type DecodedFrame } from './decode.js';
+import { decodeFrames, DecodeError, FramePool, readFrameTimes, type DecodedFrame } from './decode.js';
 import type { FaceDetector } from './detector.js';
 import { resolveFfmpeg } from './ffmpeg.js';
 import { createHumanDetector } from './human-detector.js';
 import { JpegStreamEncoder } from './jpeg-encoder.js';
 import { Packetizer } from './packetizer.js';
 import { probeVideo, type ProbeInfo } from './probe.js';
-import { FrameScheduler, largestFace } from './schedule.js';
+import { FrameScheduler, largestFace, type ScheduledFrame } from './schedule.js';
 
 export interface VideoStats {
   durationSec: number;
@@ -54,7 +54,7 @@ export interface VideoOptions {
   signal?: AbortSignal;
   /** Face detector; defaults to the shared Human detector. */
   detector?: FaceDetector;
-  /** Landmark analyses per second (other frames are interpolated). Default 5. */
+  /** Landmark analyses per second (other frames are interpolated). Default 4. */
   analysisHz?: number;
   /** Seconds between full detections (BlazeFace); in between FaceMesh tracks. Default 2. */
   redetectSec?: number;
@@ -119,7 +119,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
 
   const [detector, times] = await Promise.all([opts.detector ?? createHumanDetector(), readFrameTimes(bins.ffprobe, filePath)]);
   const size = decodeSize(info);
-  const analysisPeriod = 1 / (opts.analysisHz ?? 5);
+  const analysisPeriod = 1 / (opts.analysisHz ?? 4);
   const redetectSec = opts.redetectSec ?? 2;
   const nominalFps = Number.isFinite(info.fps) ? info.fps : 30;
   const expectedFrames = Number.isFinite(info.frameCount) ? info.frameCount : info.durationSec * nominalFps;
@@ -137,12 +137,19 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   let packets: Packet[] = [];
 
   try {
-    const frames = decodeFrames(bins.ffmpeg, filePath, { ...size, nominalFps, times, signal: opts.signal });
+    const pool = new FramePool(size.width * size.height * 3);
+    const emit = (list: ScheduledFrame[]): void => {
+      for (const s of list) {
+        packetizer.push(s);
+        pool.give(s.frame.data);
+      }
+    };
+    const frames = decodeFrames(bins.ffmpeg, filePath, { ...size, nominalFps, times, pool, signal: opts.signal });
     for await (const frame of frames) {
       if (Number.isNaN(first)) first = frame.tSec;
       else intervals.push(frame.tSec - last);
       last = frame.tSec;
-      // Half a frame of slack so 30 fps with 5 Hz analysis lands on every 6th frame exactly.
+      // Half a frame of slack so the analysed frames keep a steady stride (30 fps at 4 Hz: 7 or 8).
       if (frame.tSec >= nextAnalysis - 0.5 / nominalFps) {
         const fresh = frame.tSec >= nextFresh || !lastFaceSeen;
         const faces = await detector.detect(frame, { fresh, track });
@@ -150,13 +157,13 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
         nextAnalysis = frame.tSec + analysisPeriod;
         const face = largestFace(faces);
         lastFaceSeen = face !== null;
-        for (const s of scheduler.analysed(frame, { face, faceCount: faces.length })) packetizer.push(s);
+        emit(scheduler.analysed(frame, { face, faceCount: faces.length }));
       } else {
         scheduler.hold(frame);
       }
       report(frame, opts, expectedFrames, (p) => (lastProgress = p), lastProgress);
     }
-    for (const s of scheduler.flush()) packetizer.push(s);
+    emit(scheduler.flush());
     packets = await packetizer.finish();
   } catch (err) {
     auxEncoder?.kill();

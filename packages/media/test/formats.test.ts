@@ -46,10 +46,10 @@ describe.each([
 });
 
 it('scales videos larger than 1280 px for decoding but reports face width in source pixels', async () => {
-  const file = await makeClip(at('big.mp4'), { seconds: 20.5, fps: 20, width: 1920, height: 1080, faces: [[800, 300, 300, 360]] });
+  const file = await makeClip(at('big.mp4'), { seconds: 20.5, fps: 20, width: 1600, height: 900, faces: [[700, 250, 300, 360]] });
   const r = await videoToPackets(file, { detector: skinDetector });
   if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
-  expect(r.stats).toMatchObject({ width: 1920, height: 1080 });
+  expect(r.stats).toMatchObject({ width: 1600, height: 900 });
   expect(r.stats.medianFaceWidthPx).toBeGreaterThan(285);
   expect(r.stats.medianFaceWidthPx).toBeLessThan(315);
 }, 90_000);

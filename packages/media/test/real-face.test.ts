@@ -40,7 +40,7 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
   it('telemetry says: eyes open, mouth closed, head roughly frontal', () => {
     if (!r.ok) throw new Error(r.code);
     const tele = r.packets.filter((p): p is TelemetryPacket => p.type === 3).map((p) => dequantizeTelemetry(p.slots));
-    expect(tele.length).toBeGreaterThan(90);
+    expect(tele.length).toBeGreaterThan(75);
     const mid = (k: keyof (typeof tele)[0]): number => tele.map((t) => t[k]).sort((a, b) => a - b)[tele.length >> 1];
     expect(mid('leftEyeOpenness')).toBeGreaterThan(0.3);
     expect(mid('rightEyeOpenness')).toBeGreaterThan(0.3);

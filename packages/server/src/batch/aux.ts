@@ -6,7 +6,10 @@
  * `gaze: {yaw, pitch, unit: 'rad', samples}` (means over the analysed images).
  */
 import type { Packet } from '@vitals/protocol';
-import { EMOTION_CLASSES, type AuxAnalyzer } from '@vitals/media';
+import type { AuxAnalyzer } from '@vitals/media';
+
+/** The spec's eight classes, in order (media's EMOTION_CLASSES; repeated to keep media lazy). */
+export const EMOTION_CLASSES = ['Anger', 'Contempt', 'Disgust', 'Fear', 'Happiness', 'Neutral', 'Sadness', 'Surprise'] as const;
 
 export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
   const sets = new Map<number, { count: number; chunks: Map<number, Uint8Array> }>();

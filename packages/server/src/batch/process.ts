@@ -5,7 +5,6 @@
  * offline estimator: one estimator, three doors (ARCHITECTURE).
  */
 import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
-import { videoToPackets } from '@vitals/media';
 import type { Packet } from '@vitals/protocol';
 import type { MeasurementFields, Settlement } from '../domain/jobs.js';
 import type { JobRow } from '../store/jobs.js';
@@ -43,6 +42,8 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
     if (!local) return expiredSettlement();
     try {
       hooks.progress('decoding', 0);
+      // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
+      const { videoToPackets } = await import('@vitals/media');
       const res = await videoToPackets(local.path, {
         aux: wantAux.emotion || wantAux.gaze,
         signal: hooks.signal,

@@ -4,7 +4,7 @@
  * `vitals-server worker`), and the after-settle hook that deletes a finished job's object and
  * journals its webhook deliveries.
  */
-import { createAuxAnalyzer, type AuxAnalyzer } from '@vitals/media';
+import type { AuxAnalyzer } from '@vitals/media';
 import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
 import { afterSettleHooks } from '../domain/jobs.js';
@@ -56,7 +56,7 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
     objects,
     queue,
     delivery: {},
-    auxAnalyzer: () => (analyzer ??= createAuxAnalyzer()),
+    auxAnalyzer: () => (analyzer ??= import('@vitals/media').then((m) => m.createAuxAnalyzer())),
     async auxCapabilities() {
       const a = await rt.auxAnalyzer();
       return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };

@@ -32,9 +32,14 @@ const journalRow = (d: DeliveryRow) => ({
   createdAt: d.created_at,
 });
 
+/** Attempts at once; if a running worker took the attempt first, waits (up to 15 s) for its outcome. */
 async function sendNow(ctx: AppContext, id: string): Promise<object> {
   await deliverOne(ctx, batchOf(ctx), id);
-  const d = await getDelivery(ctx.db.db, id);
+  let d = await getDelivery(ctx.db.db, id);
+  for (let i = 0; i < 150 && d && d.attempts === 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    d = await getDelivery(ctx.db.db, id);
+  }
   return d ? journalRow(d) : { id };
 }
 

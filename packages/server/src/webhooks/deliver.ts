@@ -1,13 +1,16 @@
 /**
  * One delivery attempt over `node:https` (Node's global fetch ignores custom agents, so it cannot
  * enforce where the socket goes). The resolver is wrapped so every address DNS returns is checked
- * before connecting, and the address the socket actually connected to is checked again before a
- * byte of the request is written: no DNS-rebinding window. Redirects are never followed (a 3xx is a
+ * before connecting, and the address the TCP socket actually connected to is checked again before
+ * TLS starts (GuardedAgent): not a byte, not even a ClientHello, reaches a refused address, and
+ * there is no DNS-rebinding window. Redirects are never followed (a 3xx is a
  * failure); any 2xx is success; 10 s per attempt (spec: Job webhooks).
  */
 import https from 'node:https';
 import dns from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import net, { type LookupFunction } from 'node:net';
+import tls from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from '@vitals/protocol';
 import { addressAllowed, type AllowList } from './ssrf.js';
 
@@ -60,6 +63,10 @@ export function attemptDelivery(
       settled = true;
       resolve({ ...r, responseMs: ms(), remoteAddress: remote });
     };
+    const agent = new GuardedAgent((address) => {
+      remote = address;
+      return addressAllowed(allow, host, address);
+    });
     const req = https.request(
       {
         protocol: 'https:',
@@ -68,7 +75,7 @@ export function attemptDelivery(
         path: `${target.pathname}${target.search}`,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'vitals-webhooks/1' },
-        agent: false,
+        agent,
         lookup: guardedLookup,
         servername: ipLiteral(host) ? undefined : host,
         timeout: opts.timeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS,
@@ -85,18 +92,43 @@ export function attemptDelivery(
       },
     );
     const hardStop = setTimeout(() => req.destroy(new Error('timeout')), opts.timeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS);
-    req.on('close', () => clearTimeout(hardStop));
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('socket', (socket) => {
-      // The address actually connected to, whatever resolved it (literal IPs skip the lookup).
-      socket.once('connect', () => {
-        remote = socket.remoteAddress ?? null;
-        if (!remote || !addressAllowed(allow, host, remote)) req.destroy(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }));
-      });
+    req.on('close', () => {
+      clearTimeout(hardStop);
+      agent.destroy();
     });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (e) => done({ ok: false, statusCode: null, error: e.message }));
     req.end(body);
   });
+}
+
+/**
+ * An agent that opens the TCP connection itself, checks the peer address (whatever resolved it:
+ * literal IPs skip the resolver), and only then starts TLS on that socket.
+ */
+class GuardedAgent extends https.Agent {
+  constructor(private readonly allowed: (address: string) => boolean) {
+    super({ keepAlive: false, maxSockets: 1 });
+  }
+
+  override createConnection(options: any, callback?: (err: Error | null, stream: Duplex) => void): undefined {
+    const oncreate = (err: Error | null, socket?: Duplex): void => callback?.(err, socket as Duplex);
+    const raw = net.connect({ host: options.host, port: options.port, lookup: options.lookup, family: options.family });
+    const fail = (err: Error): void => {
+      raw.destroy();
+      oncreate(err);
+    };
+    raw.once('error', fail);
+    raw.setTimeout(options.timeout ?? WEBHOOK_ATTEMPT_TIMEOUT_MS, () => fail(new Error('timeout')));
+    raw.once('connect', () => {
+      raw.removeListener('error', fail);
+      raw.setTimeout(0);
+      const address = raw.remoteAddress;
+      if (!address || !this.allowed(address)) return fail(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }));
+      oncreate(null, tls.connect({ ...options, socket: raw }));
+    });
+    return undefined;
+  }
 }
 
 const ipLiteral = (h: string): boolean => /^[0-9.]+$/.test(h) || h.includes(':');

@@ -73,6 +73,18 @@ describe('stream', () => {
     expect(fake.uploads).toHaveLength(0);
   });
 
+  it('a fatal server error mid-stream rejects stop() with the server code', async () => {
+    fake = await startFakeStreamServer({ fatalAfterPackets: 2 });
+    const s = session(fake, 'stream');
+    const errors: string[] = [];
+    s.on('error', (e) => errors.push(e.code));
+    await s.start();
+    for (let i = 0; i < 3; i++) s.sendFrame({ pixels: px(), tMicros: i * 33_333 });
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(s.stop()).rejects.toMatchObject({ code: 'frame_rate_exceeded' });
+    expect(errors).toEqual(['frame_rate_exceeded']);
+  });
+
   it('abort sends abort and ends without final', async () => {
     fake = await startFakeStreamServer();
     const s = session(fake, 'stream');

@@ -10,6 +10,8 @@ import { decodeFramesFile } from '@vitals/protocol';
 export interface FakeOptions {
   /** Close the socket (code 1011) after this many binary packets. */
   dropAfterPackets?: number;
+  /** After this many binary packets, send a fatal `frame_rate_exceeded` error and close. */
+  fatalAfterPackets?: number;
   /** Answer hello with this fatal error instead of ready. */
   helloError?: string;
   /** Polls of /result that answer `running` before `completed`. */
@@ -78,6 +80,10 @@ export async function startFakeStreamServer(opts: FakeOptions = {}): Promise<Fak
         packets++;
         if (packets === 1) ws.send(JSON.stringify({ t: 'hr', hr: 61, sqi: 0.9, tMs: 1000 }));
         if (opts.dropAfterPackets !== undefined && packets >= opts.dropAfterPackets) ws.terminate();
+        if (opts.fatalAfterPackets !== undefined && packets === opts.fatalAfterPackets) {
+          ws.send(JSON.stringify({ t: 'error', code: 'frame_rate_exceeded', message: 'too fast', fatal: true }));
+          ws.close(1008);
+        }
         return;
       }
       const text = data.toString();

@@ -312,6 +312,7 @@ export class StreamSession {
 
   private onServerEvent(event: StreamEvent): void {
     if (event.t === 'pong') this.pendingPings.shift()?.(0);
+    if (event.t === 'error' && event.fatal !== false) this.lastFatal = event;
     if (event.t === 'final') {
       this.finalReceived = true;
       // Emitted by stop() once it resolves, with `via` filled in.
@@ -322,6 +323,7 @@ export class StreamSession {
   }
 
   private serverFinal: ((f: FinalEvent) => void) | undefined;
+  private lastFatal: { code: string; message: string } | undefined;
   private socketClosedWaiter: (() => void) | undefined;
 
   private onSocketClosed(code: number, reason: string): void {
@@ -351,7 +353,11 @@ export class StreamSession {
     if (this.delivery !== 'batch' && !this.fallbackReason) {
       const viaSocket = await this.stopOverSocket();
       if (viaSocket) return viaSocket;
-      if (this.delivery === 'stream') throw new StreamError('disconnected', 'socket closed before final');
+      if (this.delivery === 'stream') {
+        // The server's own reason (e.g. duration_exceeded) when it gave one before closing.
+        const why = this.lastFatal;
+        throw why ? new StreamError(why.code, why.message) : new StreamError('disconnected', 'socket closed before final');
+      }
     }
     return this.deliverBuffer();
   }

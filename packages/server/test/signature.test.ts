@@ -16,7 +16,7 @@ import { ManualClock } from '../src/clock.js';
 const AUTH_TEST = { method: 'POST', url: '/sdk/v1/auth/test' } as const;
 const USAGE_FIELDS = ['id', 'time', 'endpoint', 'method', 'status', 'latencyMs', 'requestId', 'error', 'errorCode', 'qualityLevel'];
 
-async function logsOf(w: World, keyId = w.key.keyId): Promise<any[]> {
+async function logsOf(w: World, keyId: string | null = w.key.keyId): Promise<any[]> {
   const rows = await w.usageRows(keyId);
   return rows;
 }

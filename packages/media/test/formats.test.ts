@@ -1,5 +1,7 @@
 /** Containers and codecs the pipeline accepts (spec: Video rejections; `unsupported_media`). */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveFfmpeg, videoToPackets } from '../src/index.js';
 import { makeClip, skinDetector, tempDir } from './helpers.js';
@@ -53,3 +55,16 @@ it('scales videos larger than 1280 px for decoding but reports face width in sou
   expect(r.stats.medianFaceWidthPx).toBeGreaterThan(285);
   expect(r.stats.medianFaceWidthPx).toBeLessThan(315);
 }, 90_000);
+
+it('applies the rotation of phone videos (display size, frames not torn)', async () => {
+  const plain = await makeClip(at('unrotated.mp4'), { seconds: 20.5, fps: 20, faces: [FACE] });
+  // The display matrix is written when remuxing (ffmpeg 4.1 drops it when encoding).
+  const file = at('rotated.mp4');
+  await promisify(execFile)(resolveFfmpeg().ffmpeg, ['-v', 'error', '-y', '-i', plain, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', file]);
+  const r = await videoToPackets(file, { detector: skinDetector });
+  if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+  expect(r.stats).toMatchObject({ width: 240, height: 320, facePresence: 1 });
+  // The drawn 120x140 box, turned a quarter: 140 wide.
+  expect(r.stats.medianFaceWidthPx).toBeGreaterThan(130);
+  expect(r.stats.medianFaceWidthPx).toBeLessThan(150);
+}, 60_000);

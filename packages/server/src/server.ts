@@ -5,9 +5,10 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from './app.js';
 import type { AppContext } from './context.js';
+import { batchPlugin } from './batch/index.js';
 import { streamingPlugin } from './stream/index.js';
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<{ app: FastifyInstance }> {
-  const app = await buildApp(ctx, { ...opts, plugins: [streamingPlugin, ...(opts.plugins ?? [])] });
+  const app = await buildApp(ctx, { ...opts, plugins: [streamingPlugin, batchPlugin, ...(opts.plugins ?? [])] });
   return { app };
 }

@@ -2,8 +2,9 @@
  * Emotion and gaze for a batch job: type-4 aux chunks are reassembled into JPEGs (chunks of one
  * image share `tMicros`), each image is analysed by the media package's aux analyzer, and the
  * aggregates land in the measurement (spec: Events — "aggregates land in the final measurement").
- * Shape (not shown in the spec; docs/decisions.md): `emotion: {classes, probs, dominant, samples}`,
- * `gaze: {yaw, pitch, unit: 'rad', samples}` (means over the analysed images).
+ * Shape (not shown in the spec; the same as the streaming tier's, docs/decisions.md):
+ * `emotion: {probs, dominant, samples}` (mean of eight probabilities in the spec's order),
+ * `gaze: {meanYaw, meanPitch, unit: 'rad', samples}`; `null` when ordered but nothing was analysed.
  */
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
@@ -36,8 +37,8 @@ export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
 }
 
 export interface AuxAggregates {
-  emotion?: { classes: string[]; probs: number[]; dominant: string; samples: number };
-  gaze?: { yaw: number; pitch: number; unit: 'rad'; samples: number };
+  emotion?: { probs: number[]; dominant: string; samples: number } | null;
+  gaze?: { meanYaw: number; meanPitch: number; unit: 'rad'; samples: number } | null;
 }
 
 export async function analyzeAux(
@@ -66,11 +67,10 @@ export async function analyzeAux(
   }
   const out: AuxAggregates = {};
   const r = (v: number): number => Math.round(v * 1e4) / 1e4;
-  if (want.emotion && nEmotion > 0) {
-    const probs = sum.map((s) => r(s / nEmotion));
-    const dominant = EMOTION_CLASSES[probs.indexOf(Math.max(...probs))];
-    out.emotion = { classes: [...EMOTION_CLASSES], probs, dominant, samples: nEmotion };
+  if (want.emotion) {
+    const probs = sum.map((s) => r(s / Math.max(1, nEmotion)));
+    out.emotion = nEmotion > 0 ? { probs, dominant: EMOTION_CLASSES[probs.indexOf(Math.max(...probs))], samples: nEmotion } : null;
   }
-  if (want.gaze && nGaze > 0) out.gaze = { yaw: r(yaw / nGaze), pitch: r(pitch / nGaze), unit: 'rad', samples: nGaze };
+  if (want.gaze) out.gaze = nGaze > 0 ? { meanYaw: r(yaw / nGaze), meanPitch: r(pitch / nGaze), unit: 'rad', samples: nGaze } : null;
   return out;
 }

@@ -64,8 +64,8 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   if (wantAux.emotion || wantAux.gaze) {
     hooks.progress('aux', 0.95);
     const agg = await analyzeAux(reassembleAux(packets), await rt.auxAnalyzer(), wantAux, hooks.signal);
-    if (agg.emotion) fields.emotion = agg.emotion;
-    if (agg.gaze) fields.gaze = agg.gaze;
+    if (agg.emotion !== undefined) fields.emotion = agg.emotion;
+    if (agg.gaze !== undefined) fields.gaze = agg.gaze;
   }
   return {
     status: 'completed',

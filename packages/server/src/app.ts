@@ -48,7 +48,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   // Bodies are kept as the exact bytes received: the signature covers them, and JSON is parsed
   // only after the signature layer has ruled (so a garbage body from a stranger is a 401, not a 400).
-  app.removeContentTypeParser('application/json');
+  // All of them: Fastify's built-in text/plain parser would otherwise hand over a string, and a
+  // signed text/plain body would fail as a bad signature instead of a 400.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   await app.register(cors, {

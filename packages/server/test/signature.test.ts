@@ -220,6 +220,13 @@ describe('signature layer .security', () => {
     expect(await logsOf(world)).toHaveLength(0);
   });
 
+  test.for(['text/plain', 'application/x-www-form-urlencoded', undefined])('a signed body sent as %s verifies, then is 400 validation_error (not JSON)', async (type, { world }) => {
+    const res = await world.call({ method: 'POST', url: '/sdk/v1/measurements', body: '{"source":"web"}', headers: { 'content-type': type } });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).error.code).toBe('validation_error');
+    expect(await logsOf(world)).toHaveLength(0);
+  });
+
   test('the body limit (2 MB) answers 413 payload_too_large', async ({ world }) => {
     const big = JSON.stringify({ source: 'web', pad: 'x'.repeat(2 * 1024 * 1024) });
     const res = await world.call({ method: 'POST', url: '/sdk/v1/measurements', body: big });

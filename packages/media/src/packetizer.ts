@@ -11,6 +11,7 @@ import {
   meanLuma,
   quantizeTelemetry,
   type Box,
+  type BoxKalmanOptions,
   type Packet,
 } from '@vitals/protocol';
 import { auxRgb } from './aux-crop.js';
@@ -30,6 +31,7 @@ export interface PacketizerOptions {
   aux: JpegStreamEncoder | null;
   /** Source pixels per decoded pixel (1 unless ffmpeg scaled a large video down). */
   scaleBack: number;
+  kalman?: BoxKalmanOptions;
 }
 
 export class Packetizer {
@@ -41,7 +43,7 @@ export class Packetizer {
   analysedWithSeveral = 0;
   maxFacesSeen = 0;
 
-  private readonly kalman = new BoxKalman();
+  private readonly kalman: BoxKalman;
   private t0 = NaN;
   private last: { t: number; box: Box } | null = null;
   private motion = 0;
@@ -49,7 +51,9 @@ export class Packetizer {
   private nextAux = 0;
   private readonly auxJobs: { tMicros: number; jpeg: Promise<Uint8Array> }[] = [];
 
-  constructor(private readonly opts: PacketizerOptions) {}
+  constructor(private readonly opts: PacketizerOptions) {
+    this.kalman = new BoxKalman(opts.kalman);
+  }
 
   push(s: ScheduledFrame): void {
     const { frame } = s;

@@ -10,6 +10,7 @@ import {
   VIDEO_MIN_FACE_PRESENCE,
   VIDEO_MIN_FACE_WIDTH_PX,
   VIDEO_MIN_FPS,
+  type BoxKalmanOptions,
   type Packet,
   type VideoRejectionCode,
 } from '@vitals/protocol';
@@ -58,10 +59,14 @@ export interface VideoOptions {
   analysisHz?: number;
   /** Seconds between full detections (BlazeFace); in between FaceMesh tracks. Default 2. */
   redetectSec?: number;
+  /** Tuning of the crop's Kalman smoother (defaults: see VIDEO_KALMAN). */
+  kalman?: BoxKalmanOptions;
 }
 
 /** Longest side decoded; larger videos are scaled down by ffmpeg (face widths are reported in source pixels). */
 const MAX_DECODE_SIDE = 1280;
+/** Crop smoother for video: the protocol's defaults (tuned in UBFC evaluation, docs/media.md). */
+export const VIDEO_KALMAN: BoxKalmanOptions = {};
 /** Share of analysed frames with two or more faces from which `multipleFaces` is set. */
 const MULTI_FACE_SHARE = 0.05;
 
@@ -126,7 +131,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   const track = {};
   const scheduler = new FrameScheduler();
   const auxEncoder = opts.aux ? new JpegStreamEncoder(bins.ffmpeg, AUX_SIZE, AUX_SIZE) : null;
-  const packetizer = new Packetizer({ aux: auxEncoder, scaleBack: size.scaleBack });
+  const packetizer = new Packetizer({ aux: auxEncoder, scaleBack: size.scaleBack, kalman: opts.kalman ?? VIDEO_KALMAN });
   let nextAnalysis = -Infinity;
   let nextFresh = -Infinity;
   let lastFaceSeen = false;

@@ -21,6 +21,8 @@ export interface BoxKalmanOptions {
    * second squared (white-noise acceleration model). Default 0.3.
    */
   processNoise?: number;
+  /** The same for the width and height (a face changes size slower than it moves). Default: processNoise. */
+  sizeProcessNoise?: number;
 }
 
 /** One coordinate under a constant-velocity model: state [position, velocity], covariance P. */
@@ -78,12 +80,14 @@ export class BoxKalman {
   private readonly axes = [new Axis(), new Axis(), new Axis(), new Axis()];
   private readonly rRel: number;
   private readonly qRel: number;
+  private readonly qSizeRel: number;
   private lastT = 0;
   private ready = false;
 
   constructor(opts: BoxKalmanOptions = {}) {
     this.rRel = opts.measurementNoise ?? 0.03;
     this.qRel = opts.processNoise ?? 0.3;
+    this.qSizeRel = opts.sizeProcessNoise ?? this.qRel;
   }
 
   get initialized(): boolean {
@@ -101,13 +105,14 @@ export class BoxKalman {
     const scale = this.ready ? Math.max(1, this.axes[2].x) : Math.max(1, box.width);
     const r2 = (this.rRel * scale) ** 2;
     const q = (this.qRel * scale) ** 2;
+    const qSize = (this.qSizeRel * scale) ** 2;
     if (!this.ready) {
       for (let i = 0; i < 4; i++) this.axes[i].init(z[i], r2);
       this.ready = true;
     } else {
       const dt = Math.min(1, Math.max(0, tSec - this.lastT));
       for (let i = 0; i < 4; i++) {
-        this.axes[i].predict(dt, q);
+        this.axes[i].predict(dt, i < 2 ? q : qSize);
         this.axes[i].update(z[i], r2);
       }
     }

@@ -92,6 +92,21 @@ describe('BoxKalman', () => {
     expect(Math.abs(s.x - 240)).toBeLessThan(2);
   });
 
+  it('can smooth the size harder than the position (sizeProcessNoise)', () => {
+    const run = (opts: ConstructorParameters<typeof BoxKalman>[0]): number => {
+      const k = new BoxKalman(opts);
+      let seed = 7;
+      let err = 0;
+      for (let i = 0; i < 300; i++) {
+        const n = ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 10;
+        const s = k.update({ x: 100, y: 100, width: 200 + n, height: 200 + n }, i / 30);
+        if (i > 30) err += Math.abs(s.width - 200);
+      }
+      return err;
+    };
+    expect(run({ sizeProcessNoise: 0.03 })).toBeLessThan(run({}) * 0.7);
+  });
+
   it('starts over after reset', () => {
     const k = new BoxKalman();
     k.update({ x: 0, y: 0, width: 100, height: 100 }, 0);

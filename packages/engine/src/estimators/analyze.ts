@@ -3,7 +3,8 @@
 // Both estimators end here (streaming `finish()` calls this over its own trace).
 import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
-import { conditionPulse, extractPulses, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/pulse-signals.js';
+import { conditionPulse, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/pulse-signals.js';
+import { referencedPulses } from '../pulse/background-reference.js';
 import { assessQuality, type QualityAssessment } from '../quality/quality.js';
 import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
 import type { RgbTrace } from '../trace/rgb-trace.js';
@@ -160,16 +161,20 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
     return composeMeasurement({ timing, quality: poor, hrBpm: NaN, vitals: null, pulse: new Float64Array(0), bp: null, spo2: null, stats });
   }
   const fs = timing.sampleRateHz;
-  const u = resampleUniform(trace.tMicros, [trace.r, trace.g, trace.b], fs, { to: n });
-  const [r, g, b] = u.channels;
-  const pulses = extractPulses(r, g, b, fs, band);
-  const track = trackHeartRate([pulses.pos, pulses.chrom], fs, { band });
+  const bgIn = trace.bg;
+  const u = resampleUniform(trace.tMicros, bgIn ? [trace.r, trace.g, trace.b, bgIn.r, bgIn.g, bgIn.b] : [trace.r, trace.g, trace.b], fs, { to: n });
+  const [r, g, b, br, bgc, bb] = u.channels;
+  const pulses = referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, band);
+  const track = trackHeartRate([pulses.pos, pulses.chrom], fs, { band, noise: pulses.noise });
   const quality = assessQuality(track.sqi, skin, timing.durationSec);
   stats.medianSqi = track.sqi.length ? roundTo(median(track.sqi), 3) : 0;
   const m = bestMethod(track);
   const pulse = m === 1 ? pulses.chrom : pulses.pos;
   stats.pulseMethod = m === 1 ? 'chrom' : 'pos';
-  const hrBpm = track.captureHrBpm;
+  // The capture rate is the SQI-weighted mean of the tracked window rates: the reference is
+  // 60 / mean inter-beat interval, i.e. the mean of the instantaneous rate, which a spectral peak of
+  // the averaged spectrum misses by several bpm when the rate varies (phantom: 105.1 vs 109.1).
+  const hrBpm = track.meanHrBpm;
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   if (!Number.isFinite(hrBpm)) {
     return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });

@@ -7,7 +7,7 @@
 import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
 import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
 import { roundTo } from '../dsp/stats.js';
-import { extractPulses } from '../pulse/pulse-signals.js';
+import { referencedPulses } from '../pulse/background-reference.js';
 import { hrWindow, refineRateHz } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
 import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
@@ -94,17 +94,18 @@ export class StreamingEstimator {
     const to = tr.n;
     if (to - from < 16) return null;
     const fs = 1e6 / medianIntervalMicros(tr.tMicros, from, to);
-    const u = resampleUniform(tr.tMicros, [tr.r, tr.g, tr.b], fs, { from, to });
-    const [r, g, b] = u.channels;
+    const bgIn = tr.bg;
+    const u = resampleUniform(tr.tMicros, bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b], fs, { from, to });
+    const [r, g, b, br, bgc, bb] = u.channels;
     if (r.length < 4 * fs) return null;
-    return { fs, r, b, pulses: extractPulses(r, g, b, fs, bandOf(this.opts)) };
+    return { fs, r, b, pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts)) };
   }
 
   private analyzeHeartRate(events: EngineEvent[], tEnd: number): void {
     const w = this.windowPulses(tEnd, HR_WINDOW_SEC);
     if (!w) return;
     const len = w.pulses.pos.length;
-    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs), bandOf(this.opts));
+    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs), bandOf(this.opts), w.pulses.noise);
     this.forward = viterbiStep(this.forward, win, this.hrStepMicros / 1e6);
     const k = argmax(this.forward.logDelta);
     const r = refineRateHz(win, win.lo + k);

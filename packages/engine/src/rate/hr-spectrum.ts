@@ -15,6 +15,11 @@ export const HR_BAND: HrBand = { lowHz: 0.7, highHz: 2.5 };
 /** Half-width around the rate and its harmonic counted as "signal" by the SQI. */
 const SQI_HALF_WIDTH_HZ = 0.12;
 const HARMONIC_CREDIT = 0.5;
+/**
+ * How strongly a frequency is down-weighted where the background reference carries power: the
+ * score is divided by (1 + K·p_bg/max p_bg) (background-reference.ts).
+ */
+const BACKGROUND_PENALTY = 4;
 
 export interface HrWindow {
   /** First candidate bin (inclusive) and the number of candidate bins. */
@@ -52,6 +57,7 @@ export function hrWindow(
   sampleRateHz: number,
   nfft: number,
   band: HrBand = HR_BAND,
+  noise: Float64Array | null = null,
 ): HrWindow {
   const spectra = pulses.map((p) => powerSpectrum(p, sampleRateHz, nfft, { from, to }));
   const s0 = spectra[0];
@@ -73,6 +79,12 @@ export function hrWindow(
       const h = 2 * k < s.power.length ? s.power[2 * k] : 0;
       score[k - lo] += (w * (s.power[k] + HARMONIC_CREDIT * Math.min(h, s.power[k]))) / total;
     }
+  }
+  if (noise) {
+    const ns = powerSpectrum(noise, sampleRateHz, nfft, { from, to });
+    let peak = 0;
+    for (let k = lo; k <= hi; k++) peak = Math.max(peak, ns.power[k]);
+    if (peak > 0) for (let k = lo; k <= hi; k++) score[k - lo] /= 1 + (BACKGROUND_PENALTY * ns.power[k]) / peak;
   }
   let sum = 0;
   for (let i = 0; i < states; i++) sum += score[i];

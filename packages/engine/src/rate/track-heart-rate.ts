@@ -51,7 +51,7 @@ function averagedPeakBpm(windows: HrWindow[], trackedMeanBpm: number): number {
 export function trackHeartRate(
   pulses: Float64Array[],
   sampleRateHz: number,
-  opts: { windowSec?: number; stepSec?: number; band?: HrBand } = {},
+  opts: { windowSec?: number; stepSec?: number; band?: HrBand; noise?: Float64Array | null } = {},
 ): HrTrack {
   const band = opts.band ?? HR_BAND;
   const n = pulses[0].length;
@@ -65,11 +65,11 @@ export function trackHeartRate(
   if (len >= Math.round(4 * sampleRateHz)) {
     const nfft = hrNfft(len, sampleRateHz);
     for (let end = len; end <= n; end += step) {
-      windows.push(hrWindow(pulses, end - len, end, sampleRateHz, nfft, band));
+      windows.push(hrWindow(pulses, end - len, end, sampleRateHz, nfft, band, opts.noise ?? null));
       ends.push(end);
     }
     if (ends.length && ends[ends.length - 1] < n) {
-      windows.push(hrWindow(pulses, n - len, n, sampleRateHz, nfft, band));
+      windows.push(hrWindow(pulses, n - len, n, sampleRateHz, nfft, band, opts.noise ?? null));
       ends.push(n);
     }
   }

@@ -11,6 +11,8 @@ export interface RgbTrace {
   g: Float64Array;
   b: Float64Array;
   skinFraction: Float32Array;
+  /** Background reference per frame (pixels outside the face ellipse); absent for traces built from RGB means. */
+  bg: { r: Float64Array; g: Float64Array; b: Float64Array } | null;
   /** Type-3 telemetry samples (head pose, motion) when any were received. */
   telemetry: { n: number; tMicros: Float64Array; pitchDeg: Float32Array; motion: Float32Array };
   /** Type-1 packets ignored because their timestamp did not increase. */
@@ -28,6 +30,7 @@ export function createRgbTrace(capacity = 1024): RgbTrace {
     g: new Float64Array(capacity),
     b: new Float64Array(capacity),
     skinFraction: new Float32Array(capacity),
+    bg: { r: new Float64Array(capacity), g: new Float64Array(capacity), b: new Float64Array(capacity) },
     telemetry: { n: 0, tMicros: new Float64Array(256), pitchDeg: new Float32Array(256), motion: new Float32Array(256) },
     framesRejected: 0,
     lastQuality: null,
@@ -49,6 +52,7 @@ function ensureCapacity(t: RgbTrace): void {
   t.g = grow(t.g, size);
   t.b = grow(t.b, size);
   t.skinFraction = grow(t.skinFraction, size);
+  if (t.bg) t.bg = { r: grow(t.bg.r, size), g: grow(t.bg.g, size), b: grow(t.bg.b, size) };
 }
 
 function appendTelemetry(t: RgbTrace, tMicros: number, slots: Uint8Array): void {
@@ -83,6 +87,11 @@ export function appendPacket(t: RgbTrace, p: Packet): boolean {
       t.g[i] = s.g;
       t.b[i] = s.b;
       t.skinFraction[i] = s.skinFraction;
+      if (t.bg) {
+        t.bg.r[i] = s.bgR;
+        t.bg.g[i] = s.bgG;
+        t.bg.b[i] = s.bgB;
+      }
       t.n = i + 1;
       return true;
     }
@@ -113,6 +122,7 @@ export function traceFromRgb(tMicros: ArrayLike<number>, r: ArrayLike<number>, g
   t.g.set(g as ArrayLike<number>);
   t.b.set(b as ArrayLike<number>);
   t.skinFraction.fill(1, 0, n);
+  t.bg = null;
   t.n = n;
   return t;
 }

@@ -33,6 +33,10 @@ export interface SkinSample {
   b: number;
   /** Sum of skin weights over the sum of prior weights, 0..1: how much of the face looks like skin. */
   skinFraction: number;
+  /** Mean RGB of the background reference: the crop's pixels outside the face ellipse (background-reference.ts). */
+  bgR: number;
+  bgG: number;
+  bgB: number;
 }
 
 /**
@@ -152,7 +156,8 @@ export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): Skin
     sb += wi * pixels[j + 2];
   }
   const wp = priorSum(prior);
-  if (ws > 1e-6) return { r: sr / ws, g: sg / ws, b: sb / ws, skinFraction: Math.min(1, ws / wp) };
+  const bg = backgroundMean(pixels, prior);
+  if (ws > 1e-6) return { r: sr / ws, g: sg / ws, b: sb / ws, skinFraction: Math.min(1, ws / wp), bgR: bg[0], bgG: bg[1], bgB: bg[2] };
   // Nothing looks like skin: fall back to the prior-weighted mean and report it.
   let pr = 0;
   let pg = 0;
@@ -162,7 +167,47 @@ export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): Skin
     pg += prior[i] * pixels[j + 1];
     pb += prior[i] * pixels[j + 2];
   }
-  return { r: pr / wp, g: pg / wp, b: pb / wp, skinFraction: 0 };
+  return { r: pr / wp, g: pg / wp, b: pb / wp, skinFraction: 0, bgR: bg[0], bgG: bg[1], bgB: bg[2] };
+}
+
+let backgroundIndex: Int32Array | null = null;
+const bgOut = new Float64Array(3);
+
+/**
+ * Mean of the box's top corners outside the face ellipse (background and hair). With no padding these are never skin, so whatever they share with the skin
+ * trace is not pulse: illumination changes and codec pumping (background-reference.ts).
+ */
+function backgroundMean(pixels: Uint8Array, prior: Float32Array): Float64Array {
+  if (!backgroundIndex) {
+    const idx: number[] = [];
+    // The two top 6x6 corners (outside the face ellipse, where the prior is zero): hair and
+    // background. The sides and bottom corners are left out: at cheek and jaw height they often
+    // hold the face's edge or the neck, which pulse.
+    const side = Math.round(Math.sqrt(prior.length));
+    const c = Math.round(side / 6);
+    for (let i = 0; i < prior.length; i++) {
+      const x = i % side;
+      const y = (i - x) / side;
+      const corner = (x < c || x >= side - c) && y < c;
+      if (corner && prior[i] <= 1e-3) idx.push(i);
+    }
+    backgroundIndex = Int32Array.from(idx);
+  }
+  const idx = backgroundIndex;
+  let r = 0;
+  let g = 0;
+  let b = 0;
+  for (let k = 0; k < idx.length; k++) {
+    const j = 3 * idx[k];
+    r += pixels[j];
+    g += pixels[j + 1];
+    b += pixels[j + 2];
+  }
+  const n = Math.max(1, idx.length);
+  bgOut[0] = r / n;
+  bgOut[1] = g / n;
+  bgOut[2] = b / n;
+  return bgOut;
 }
 
 let priorTotal = 0;

@@ -7,6 +7,7 @@ import { conditionPulse, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/p
 import { referencedPulses } from '../pulse/background-reference.js';
 import { assessQuality, type QualityAssessment } from '../quality/quality.js';
 import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
+import { bandObservable } from '../rate/hr-spectrum.js';
 import type { RgbTrace } from '../trace/rgb-trace.js';
 import type { EngineMeasurement, EngineStats } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
@@ -157,7 +158,9 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
     telemetrySamples: trace.telemetry.n,
   };
   const poor = assessQuality([], skin, timing.durationSec);
-  if (n < 8 || !(timing.sampleRateHz > 0)) {
+  // Too few frames, or a frame rate too low to resolve the heart-rate band (a rate above 0.45·fs
+  // would alias): poor, never a number and never an exception.
+  if (n < 8 || !(timing.sampleRateHz > 0) || !bandObservable(band, timing.sampleRateHz)) {
     return composeMeasurement({ timing, quality: poor, hrBpm: NaN, vitals: null, pulse: new Float64Array(0), bp: null, spo2: null, stats });
   }
   const fs = timing.sampleRateHz;

@@ -8,7 +8,7 @@ import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
 import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
 import { roundTo } from '../dsp/stats.js';
 import { referencedPulses } from '../pulse/background-reference.js';
-import { hrWindow, refineRateHz } from '../rate/hr-spectrum.js';
+import { bandObservable, hrWindow, refineRateHz } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
 import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
 import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.js';
@@ -94,6 +94,7 @@ export class StreamingEstimator {
     const to = tr.n;
     if (to - from < 16) return null;
     const fs = 1e6 / medianIntervalMicros(tr.tMicros, from, to);
+    if (!bandObservable(bandOf(this.opts), fs)) return null;
     const bgIn = tr.bg;
     const u = resampleUniform(tr.tMicros, bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b], fs, { from, to });
     const [r, g, b, br, bgc, bb] = u.channels;

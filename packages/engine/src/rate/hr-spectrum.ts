@@ -32,20 +32,62 @@ export interface HrWindow {
   /** Method weights used for `score` (each method's own SQI at its own peak). */
   weights: number[];
   band: HrBand;
+  /** Window length, s (for the SQI's chance level). */
+  windowSec: number;
+}
+
+/** Hann window equivalent noise bandwidth, in bins of 1/T: the width of one independent spectral cell. */
+const HANN_ENBW = 1.5;
+
+/**
+ * The analysis band a sampling rate can actually observe: the band-pass stops at 0.45·fs
+ * (pulse-signals.ts), so above that there is no signal, only the filter's skirt.
+ */
+export function observableBand(band: HrBand, sampleRateHz: number): HrBand {
+  return { lowHz: band.lowHz, highHz: Math.min(band.highHz, 0.45 * sampleRateHz) };
+}
+
+/**
+ * True when the sampling rate resolves the whole heart-rate band. Below it (fs < 2.2 × the band's
+ * top, 5.6 Hz for the rest band) a pulse above 0.45·fs is filtered out or aliases onto a lower
+ * rate, so no rate can be trusted and the chain reports poor quality instead of a number.
+ */
+export function bandObservable(band: HrBand, sampleRateHz: number): boolean {
+  return Number.isFinite(sampleRateHz) && 0.45 * sampleRateHz >= band.highHz;
+}
+
+/**
+ * Share of in-band power a pulse-less (white) spectrum puts within ±0.12 Hz of its own tallest
+ * peak: with K = B·T/1.5 independent cells in a band of width B Hz over a T s Hann window, the
+ * tallest cell holds about H_K (the K-th harmonic number) times the mean cell and its neighbours
+ * within ±0.12 Hz about one more each. Monte Carlo (white noise, band-passed, 0.7–2.5 Hz, 10 s):
+ * median 0.35, this formula 0.31; the old fixed 1.6·0.24/B = 0.21 ignored the window and the
+ * Hann main lobe, so noise scored a median SQI of 0.17 and crossed the 0.38 event threshold in
+ * about 8 % of windows.
+ */
+export function chanceShare(bandWidthHz: number, windowSec: number): number {
+  const cells = Math.max(1, (bandWidthHz * windowSec) / HANN_ENBW);
+  let h = 0;
+  for (let k = 1; k <= Math.round(cells); k++) h += 1 / k;
+  const near = Math.max(0, (2 * SQI_HALF_WIDTH_HZ * windowSec) / HANN_ENBW - 1);
+  return Math.min(0.95, (h + near) / cells);
 }
 
 /**
  * SQI of spectrum s at rate fHz within the analysis band: the share of in-band power within
- * ±0.12 Hz of f, rescaled so that white noise (whose tallest peak takes about 1.6× its fair share
- * of the band) maps to ~0 and a pure tone to 1: sqi = (share − b)/(1 − b), b = 1.6·0.24 Hz / band width.
+ * ±0.12 Hz of f, rescaled so that a pulse-less spectrum (chanceShare over the band the sampling
+ * rate can observe and the window's length) maps to ~0 and a pure tone to 1:
+ * sqi = (share − b)/(1 − b).
  */
-export function sqiAt(s: Spectrum, fHz: number, band: HrBand = HR_BAND): number {
-  const [lo, hi] = bandBins(s, band.lowHz, band.highHz);
+export function sqiAt(s: Spectrum, fHz: number, band: HrBand = HR_BAND, windowSec = 10): number {
+  const ob = observableBand(band, s.binHz * s.nfft);
+  if (!(ob.highHz > ob.lowHz)) return 0;
+  const [lo, hi] = bandBins(s, ob.lowHz, ob.highHz);
   let total = 0;
   for (let k = lo; k <= hi; k++) total += s.power[k];
   if (total <= 0) return 0;
   const share = Math.min(1, powerNear(s, fHz, SQI_HALF_WIDTH_HZ) / total);
-  const b = Math.min(0.9, (1.6 * 2 * SQI_HALF_WIDTH_HZ) / (band.highHz - band.lowHz));
+  const b = chanceShare(ob.highHz - ob.lowHz, windowSec);
   return Math.max(0, (share - b) / (1 - b));
 }
 
@@ -61,7 +103,11 @@ export function hrWindow(
 ): HrWindow {
   const spectra = pulses.map((p) => powerSpectrum(p, sampleRateHz, nfft, { from, to }));
   const s0 = spectra[0];
-  const [lo, hi] = bandBins(s0, band.lowHz, band.highHz);
+  const windowSec = (to - from) / sampleRateHz;
+  const [lo, hiBin] = bandBins(s0, band.lowHz, band.highHz);
+  // A band the sampling rate cannot represent leaves a single state (rate unknown, SQI 0) rather
+  // than an empty or negative range.
+  const hi = Math.max(lo, hiBin);
   const states = hi - lo + 1;
   const score = new Float64Array(states);
   const weights: number[] = [];
@@ -72,7 +118,7 @@ export function hrWindow(
       total += s.power[k];
       if (s.power[k] > s.power[best]) best = k;
     }
-    const w = total > 0 ? Math.max(1e-3, sqiAt(s, best * s.binHz, band)) : 0;
+    const w = total > 0 ? Math.max(1e-3, sqiAt(s, best * s.binHz, band, windowSec)) : 0;
     weights.push(w);
     if (total <= 0) continue;
     for (let k = lo; k <= hi; k++) {
@@ -89,7 +135,7 @@ export function hrWindow(
   let sum = 0;
   for (let i = 0; i < states; i++) sum += score[i];
   if (sum > 0) for (let i = 0; i < states; i++) score[i] /= sum;
-  return { lo, states, binHz: s0.binHz, score, spectra, weights, band };
+  return { lo, states, binHz: s0.binHz, score, spectra, weights, band, windowSec };
 }
 
 /** Refined rate (Hz) near candidate bin k: the local power maximum of the best method, interpolated. */
@@ -102,7 +148,7 @@ export function refineRateHz(w: HrWindow, k: number): { freqHz: number; sqi: num
     let kk = k;
     for (let j = Math.max(1, k - 2); j <= Math.min(s.power.length - 2, k + 2); j++) if (s.power[j] > s.power[kk]) kk = j;
     const f = interpolatePeakBin(s.power, kk) * s.binHz;
-    const q = sqiAt(s, f, w.band);
+    const q = sqiAt(s, f, w.band, w.windowSec);
     if (q > bestSqi) {
       bestSqi = q;
       bestM = m;

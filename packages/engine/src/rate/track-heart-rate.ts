@@ -2,7 +2,7 @@
 // windows and a 1 s step), per-window harmonic-checked spectra of every pulse method, Viterbi
 // tracking across windows (hr-track.ts), then the capture rate as the SQI-weighted mean of the
 // tracked per-window rates (the reference is 60 / mean inter-beat interval over the clip).
-import { HR_BAND, hrWindow, refineRateHz, type HrBand, type HrWindow } from './hr-spectrum.js';
+import { bandObservable, HR_BAND, hrWindow, refineRateHz, type HrBand, type HrWindow } from './hr-spectrum.js';
 import { viterbiPath } from './hr-track.js';
 import { bandBins, interpolatePeakBin, nextPow2, powerSpectrum } from '../dsp/spectrum.js';
 
@@ -62,7 +62,7 @@ export function trackHeartRate(
   if (n < len) len = n;
   const windows: HrWindow[] = [];
   const ends: number[] = [];
-  if (len >= Math.round(4 * sampleRateHz)) {
+  if (len >= Math.round(4 * sampleRateHz) && len >= 8 && bandObservable(band, sampleRateHz)) {
     const nfft = hrNfft(len, sampleRateHz);
     for (let end = len; end <= n; end += step) {
       windows.push(hrWindow(pulses, end - len, end, sampleRateHz, nfft, band, opts.noise ?? null));

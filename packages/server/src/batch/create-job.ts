@@ -75,8 +75,11 @@ export async function createJob(ctx: AppContext, key: KeyRecord, body: JobCreate
   const id = result.job.id;
 
   if (superseded) await supersede(ctx, superseded, id);
+  // The creation answer is the job as created (spec: 201 with status `queued`), read before the
+  // queue can hand it to a worker that would already have moved it to `running`.
+  const created = (await getJob(db, id))!;
   await rt.queue.enqueue(id);
-  return { job: (await getJob(db, id))!, created: true };
+  return { job: created, created: true };
 }
 
 export interface NewJob {

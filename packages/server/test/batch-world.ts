@@ -27,7 +27,7 @@ import { makeKey, openTestDatabase, type TestKey, type TestKeyOptions } from '..
 import type { AppContext } from '../src/context.js';
 import type { BatchConfig, BatchRuntime } from '../src/batch/index.js';
 import { signSessionToken } from '../src/domain/session-token.js';
-import { getJob, type JobRow } from '../src/store/jobs.js';
+import { getJob, newJobRow, type JobRow } from '../src/store/jobs.js';
 import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { sql } from 'kysely';
 import { signedInject, type SignedInjectOptions } from './helpers.js';
@@ -50,7 +50,12 @@ export interface BatchWorld {
  * A database of its own: SQLite in a temp dir, or a fresh PostgreSQL database (a whole database,
  * not a schema: the migrator's table checks look across schemas, and pg-boss brings its own).
  */
-export async function openBatchDatabase(): Promise<{ db: DbHandle; dataDir: string; url?: string; cleanup(): Promise<void> }> {
+export async function openBatchDatabase(): Promise<{
+  db: DbHandle;
+  dataDir: string;
+  url?: string;
+  cleanup(): Promise<void>;
+}> {
   const url = process.env.VITALS_TEST_DATABASE_URL;
   if (!url) return openTestDatabase();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-batch-'));
@@ -87,7 +92,11 @@ export async function createBatchWorld(
   } = {},
 ): Promise<BatchWorld> {
   const store = await openBatchDatabase();
-  const config = loadConfig({ ...opts.env, VITALS_DATA_DIR: store.dataDir, ...(opts.pgQueue && store.url ? { VITALS_DATABASE_URL: store.url } : {}) });
+  const config = loadConfig({
+    ...opts.env,
+    VITALS_DATA_DIR: store.dataDir,
+    ...(opts.pgQueue && store.url ? { VITALS_DATABASE_URL: store.url } : {}),
+  });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const ctx = await createContext(config, {
     clock,
@@ -107,7 +116,8 @@ export async function createBatchWorld(
     key,
     dataDir: store.dataDir,
     databaseUrl: 'url' in store ? store.url : undefined,
-    call: ({ key: k, ...o }) => signedInject(app, k ?? key, { ...o, timestamp: o.timestamp ?? Math.floor(clock.now() / 1000) }),
+    call: ({ key: k, ...o }) =>
+      signedInject(app, k ?? key, { ...o, timestamp: o.timestamp ?? Math.floor(clock.now() / 1000) }),
     newKey: (o) => makeKey(ctx, o),
     async close() {
       await app.close();
@@ -155,18 +165,37 @@ export const pathOf = (url: string): string => {
   return `${u.pathname}${u.search}`;
 };
 
-export async function presign(w: BatchWorld, body: Record<string, unknown> = { kind: 'frames' }, key?: TestKey): Promise<any> {
+export async function presign(
+  w: BatchWorld,
+  body: Record<string, unknown> = { kind: 'frames' },
+  key?: TestKey,
+): Promise<any> {
   const res = await w.call({ method: 'POST', url: '/sdk/v1/cloud/uploads/presign', body, key });
   if (res.statusCode !== 200) throw new Error(`presign ${res.statusCode} ${res.body}`);
   return json(res).data;
 }
 
-export function put(w: BatchWorld, uploadUrl: string, bytes: Uint8Array, contentType = 'application/octet-stream'): Promise<LightMyRequestResponse> {
-  return w.app.inject({ method: 'PUT', url: pathOf(uploadUrl), headers: { 'content-type': contentType }, payload: Buffer.from(bytes) });
+export function put(
+  w: BatchWorld,
+  uploadUrl: string,
+  bytes: Uint8Array,
+  contentType = 'application/octet-stream',
+): Promise<LightMyRequestResponse> {
+  return w.app.inject({
+    method: 'PUT',
+    url: pathOf(uploadUrl),
+    headers: { 'content-type': contentType },
+    payload: Buffer.from(bytes),
+  });
 }
 
 /** Presign + PUT; returns the object key and the bytes' hash. */
-export async function upload(w: BatchWorld, bytes: Uint8Array, kind = 'frames', key?: TestKey): Promise<{ objectKey: string; sha256: string }> {
+export async function upload(
+  w: BatchWorld,
+  bytes: Uint8Array,
+  kind = 'frames',
+  key?: TestKey,
+): Promise<{ objectKey: string; sha256: string }> {
   const up = await presign(w, { kind }, key);
   const res = await put(w, up.uploadUrl, bytes, up.contentType);
   if (res.statusCode !== 200) throw new Error(`PUT ${res.statusCode} ${res.body}`);
@@ -176,19 +205,38 @@ export async function upload(w: BatchWorld, bytes: Uint8Array, kind = 'frames', 
 let idem = 0;
 export const idemKey = (): string => `idem-${process.pid}-${Date.now()}-${++idem}`;
 
-export function jobBody(objectKey: string, hash: string, over: Record<string, unknown> = {}): Record<string, unknown> {
+export function jobBody(
+  objectKey: string,
+  hash: string,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { objectKey, kind: 'frames', sha256: hash, idempotencyKey: idemKey(), consent: true, ...over };
 }
 
-export async function createJob(w: BatchWorld, bytes: Uint8Array, over: Record<string, unknown> = {}, key?: TestKey): Promise<any> {
+export async function createJob(
+  w: BatchWorld,
+  bytes: Uint8Array,
+  over: Record<string, unknown> = {},
+  key?: TestKey,
+): Promise<any> {
   const { objectKey, sha256: h } = await upload(w, bytes, (over.kind as string) ?? 'frames', key);
-  const res = await w.call({ method: 'POST', url: '/sdk/v1/cloud/jobs', body: jobBody(objectKey, h, over), key });
+  const res = await w.call({
+    method: 'POST',
+    url: '/sdk/v1/cloud/jobs',
+    body: jobBody(objectKey, h, over),
+    key,
+  });
   if (res.statusCode !== 201) throw new Error(`job ${res.statusCode} ${res.body}`);
   return json(res).data;
 }
 
 /** Polls the store until the job reaches one of `statuses` (real time; processing is real work). */
-export async function waitFor(w: BatchWorld, jobId: string, statuses: string[] = ['completed', 'failed', 'aborted', 'expired'], timeoutMs = 20_000): Promise<JobRow> {
+export async function waitFor(
+  w: BatchWorld,
+  jobId: string,
+  statuses: string[] = ['completed', 'failed', 'aborted', 'expired'],
+  timeoutMs = 20_000,
+): Promise<JobRow> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const row = await getJob(w.ctx.db.db, jobId);
@@ -201,7 +249,14 @@ export async function waitFor(w: BatchWorld, jobId: string, statuses: string[] =
 /** A streaming session row and its token, as the streaming tier mints them. */
 export async function mintSession(
   w: BatchWorld,
-  over: { status?: string; userRef?: string; features?: string[]; durationSec?: number; key?: TestKey; ttlSec?: number } = {},
+  over: {
+    status?: string;
+    userRef?: string;
+    features?: string[];
+    durationSec?: number;
+    key?: TestKey;
+    ttlSec?: number;
+  } = {},
 ): Promise<{ sessionId: string; token: string }> {
   const key = over.key ?? w.key;
   const now = w.clock.now();
@@ -210,46 +265,38 @@ export async function mintSession(
   const dur = over.durationSec ?? 60;
   await w.ctx.db.db
     .insertInto('cloud_jobs')
-    .values({
-      id: sessionId,
-      key_id: key.keyId,
-      org_id: key.orgId,
-      mode: 'stream',
-      status: over.status ?? 'pending',
-      created_at: now,
-      updated_at: now,
-      started_at: null,
-      finished_at: null,
-      frames_processed: 0,
-      seconds_processed: 0,
-      measurement_id: null,
-      error_code: null,
-      error_message: null,
-      user_ref: over.userRef ?? null,
-      client_ref: null,
-      platform: 'web',
-      features: JSON.stringify(features),
-      accepted_features: JSON.stringify(features),
-      duration_sec: dur,
-      object_key: null,
-      sha256: null,
-      idempotency_key: null,
-      webhook_url: null,
-      supersedes: null,
-      superseded_by: null,
-      metered: 0,
-      attempts: 0,
-      lease_owner: null,
-      lease_until: null,
-      stats: null,
-    })
+    .values(
+      newJobRow({
+        id: sessionId,
+        key_id: key.keyId,
+        org_id: key.orgId,
+        mode: 'stream',
+        status: over.status ?? 'pending',
+        created_at: now,
+        user_ref: over.userRef ?? null,
+        platform: 'web',
+        features: JSON.stringify(features),
+        accepted_features: JSON.stringify(features),
+        duration_sec: dur,
+      }),
+    )
     .execute();
   const iat = Math.floor(now / 1000);
-  const token = signSessionToken(w.ctx.serverSecret, { sid: sessionId, kid: key.keyId, dur, feat: features, iat, exp: iat + (over.ttlSec ?? 300) });
+  const token = signSessionToken(w.ctx.serverSecret, {
+    sid: sessionId,
+    kid: key.keyId,
+    dur,
+    feat: features,
+    iat,
+    exp: iat + (over.ttlSec ?? 300),
+  });
   return { sessionId, token };
 }
 
 export async function usageOf(w: BatchWorld, keyId: string): Promise<{ seconds: number; tokens: number }> {
   const rows = await w.ctx.db.db.selectFrom('usage_month').selectAll().where('key_id', '=', keyId).execute();
-  return rows.reduce((a, r) => ({ seconds: a.seconds + Number(r.cloud_seconds), tokens: a.tokens + Number(r.tokens_micro) }), { seconds: 0, tokens: 0 });
+  return rows.reduce(
+    (a, r) => ({ seconds: a.seconds + Number(r.cloud_seconds), tokens: a.tokens + Number(r.tokens_micro) }),
+    { seconds: 0, tokens: 0 },
+  );
 }

@@ -13,12 +13,19 @@
  * 7. insert and bind the object in one transaction. A concurrent duplicate loses on the unique
  *    index and answers the winner's job.
  */
-import { FEATURES, FRAMES_HEADER_BYTES, decodeFramesHeader, newJobId, VIDEO_MIN_DURATION_SEC, type JobCreate } from '@vitals/protocol';
+import {
+  FEATURES,
+  FRAMES_HEADER_BYTES,
+  decodeFramesHeader,
+  newJobId,
+  VIDEO_MIN_DURATION_SEC,
+  type JobCreate,
+} from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import type { KeyRecord } from '../store/orgs-keys.js';
 import { ApiError } from '../errors.js';
 import { assertCanSpend } from '../domain/jobs.js';
-import { findByIdempotencyKey, getJob, getJobForKey, type JobRow } from '../store/jobs.js';
+import { findByIdempotencyKey, getJob, getJobForKey, newJobRow, type JobRow } from '../store/jobs.js';
 import { checkWebhookUrl, parseAllowList } from '../webhooks/ssrf.js';
 import { batchOf } from './runtime.js';
 import { supersede } from './supersede.js';
@@ -40,13 +47,29 @@ export async function createJob(ctx: AppContext, key: KeyRecord, body: JobCreate
   if (existing) return { job: sameOrConflict(existing, body.sha256), created: false };
 
   const rt = batchOf(ctx);
-  const upload = await db.selectFrom('uploads').selectAll().where('object_key', '=', body.objectKey).where('key_id', '=', key.id).executeTakeFirst();
-  const stored = upload && upload.deleted_at === null && upload.uploaded_at !== null ? await rt.objects.stat(body.objectKey) : undefined;
-  if (!upload || !stored) throw new ApiError('object_not_found', 'no uploaded object with that objectKey (never uploaded, or swept)');
-  if (upload.kind !== body.kind) throw new ApiError('invalid_kind', `the object was presigned for kind ${upload.kind}`);
-  if (stored.size > Number(upload.max_bytes)) throw new ApiError('object_too_large', `the ${upload.kind} limit is ${upload.max_bytes} bytes`);
-  if (stored.sha256 !== body.sha256) throw new ApiError('sha256_mismatch', 'sha256 does not match the uploaded bytes');
-  if (upload.job_id && upload.job_id !== '') throw new ApiError('conflict', 'the object already belongs to another job');
+  const upload = await db
+    .selectFrom('uploads')
+    .selectAll()
+    .where('object_key', '=', body.objectKey)
+    .where('key_id', '=', key.id)
+    .executeTakeFirst();
+  const stored =
+    upload && upload.deleted_at === null && upload.uploaded_at !== null
+      ? await rt.objects.stat(body.objectKey)
+      : undefined;
+  if (!upload || !stored)
+    throw new ApiError(
+      'object_not_found',
+      'no uploaded object with that objectKey (never uploaded, or swept)',
+    );
+  if (upload.kind !== body.kind)
+    throw new ApiError('invalid_kind', `the object was presigned for kind ${upload.kind}`);
+  if (stored.size > Number(upload.max_bytes))
+    throw new ApiError('object_too_large', `the ${upload.kind} limit is ${upload.max_bytes} bytes`);
+  if (stored.sha256 !== body.sha256)
+    throw new ApiError('sha256_mismatch', 'sha256 does not match the uploaded bytes');
+  if (upload.job_id && upload.job_id !== '')
+    throw new ApiError('conflict', 'the object already belongs to another job');
 
   let superseded: JobRow | undefined;
   if (body.supersedes !== undefined) {
@@ -110,42 +133,35 @@ export async function insertBatchJob(ctx: AppContext, j: NewJob): Promise<Create
     .execute(async (trx) => {
       await trx
         .insertInto('cloud_jobs')
-        .values({
-          id,
-          key_id: j.key.id,
-          org_id: j.key.orgId,
-          mode: j.kind === 'video' ? 'batch_video' : 'batch_frames',
-          status: 'queued',
-          created_at: now,
-          updated_at: now,
-          started_at: null,
-          finished_at: null,
-          frames_processed: 0,
-          seconds_processed: 0,
-          measurement_id: null,
-          error_code: null,
-          error_message: null,
-          user_ref: j.userRef,
-          client_ref: j.clientRef,
-          platform: j.platform,
-          features: JSON.stringify(j.requested),
-          accepted_features: JSON.stringify(j.accepted),
-          duration_sec: null,
-          object_key: j.objectKey,
-          sha256: j.sha256,
-          idempotency_key: j.idempotencyKey,
-          webhook_url: j.webhookUrl,
-          supersedes: j.supersedes,
-          superseded_by: null,
-          metered: 0,
-          attempts: 0,
-          lease_owner: null,
-          lease_until: null,
-          stats: null,
-        })
+        .values(
+          newJobRow({
+            id,
+            key_id: j.key.id,
+            org_id: j.key.orgId,
+            mode: j.kind === 'video' ? 'batch_video' : 'batch_frames',
+            status: 'queued',
+            created_at: now,
+            user_ref: j.userRef,
+            client_ref: j.clientRef,
+            platform: j.platform,
+            features: JSON.stringify(j.requested),
+            accepted_features: JSON.stringify(j.accepted),
+            object_key: j.objectKey,
+            sha256: j.sha256,
+            idempotency_key: j.idempotencyKey,
+            webhook_url: j.webhookUrl,
+            supersedes: j.supersedes,
+          }),
+        )
         .execute();
-      const bound = await trx.updateTable('uploads').set({ job_id: id }).where('object_key', '=', j.objectKey).where('job_id', 'is', null).executeTakeFirst();
-      if (Number(bound.numUpdatedRows) === 0) throw new ApiError('conflict', 'the object already belongs to another job');
+      const bound = await trx
+        .updateTable('uploads')
+        .set({ job_id: id })
+        .where('object_key', '=', j.objectKey)
+        .where('job_id', 'is', null)
+        .executeTakeFirst();
+      if (Number(bound.numUpdatedRows) === 0)
+        throw new ApiError('conflict', 'the object already belongs to another job');
       return undefined;
     })
     .catch(async (err: unknown) => {
@@ -159,7 +175,8 @@ export async function insertBatchJob(ctx: AppContext, j: NewJob): Promise<Create
 }
 
 function sameOrConflict(job: JobRow, sha256: string): JobRow {
-  if (job.sha256 !== sha256) throw new ApiError('idempotency_conflict', 'idempotencyKey was used with another sha256');
+  if (job.sha256 !== sha256)
+    throw new ApiError('idempotency_conflict', 'idempotencyKey was used with another sha256');
   return job;
 }
 
@@ -177,7 +194,9 @@ export async function resolveFeatures(
   const requested = features === undefined ? [...known] : known.filter((f) => features.includes(f));
   let accepted = requested.filter((f) => key.features.includes(f));
   if (accepted.includes('emotion') || accepted.includes('gaze')) {
-    const caps = await batchOf(ctx).auxCapabilities().catch(() => ({ emotion: false, gaze: false }));
+    const caps = await batchOf(ctx)
+      .auxCapabilities()
+      .catch(() => ({ emotion: false, gaze: false }));
     accepted = accepted.filter((f) => (f === 'emotion' ? caps.emotion : f === 'gaze' ? caps.gaze : true));
   }
   return { requested, accepted };

@@ -8,12 +8,15 @@ import { ErrorEnvelope, FEATURES, Session, SessionCreate, envelopeOf, newJobId }
 import type { AppContext } from '../context.js';
 import { assertCanSpend } from '../domain/jobs.js';
 import { signSessionToken } from '../domain/session-token.js';
-import { insertJob } from '../store/jobs.js';
+import { insertJob, newJobRow } from '../store/jobs.js';
 import { FRAME_SPEC } from '../stream/frame-spec.js';
 import { STREAM_PATH } from '../stream/paths.js';
 
 /** Requested features (omitted = all), unknown names dropped, limited to what the key may use. */
-export function sessionFeatures(requested: readonly string[] | undefined, allowed: readonly string[]): string[] {
+export function sessionFeatures(
+  requested: readonly string[] | undefined,
+  allowed: readonly string[],
+): string[] {
   const wanted = requested ?? FEATURES;
   return FEATURES.filter((f) => wanted.includes(f) && allowed.includes(f));
 }
@@ -45,39 +48,22 @@ export async function sessionRoutes(app: FastifyInstance, ctx: AppContext): Prom
 
       const now = ctx.clock.now();
       const sessionId = newJobId();
-      await insertJob(ctx.db.db, {
-        id: sessionId,
-        key_id: key.id,
-        org_id: key.orgId,
-        mode: 'stream',
-        status: 'pending',
-        created_at: now,
-        updated_at: now,
-        started_at: null,
-        finished_at: null,
-        frames_processed: 0,
-        seconds_processed: 0,
-        measurement_id: null,
-        error_code: null,
-        error_message: null,
-        user_ref: body.userRef ?? null,
-        client_ref: body.clientRef ?? null,
-        platform: body.platform,
-        features: JSON.stringify(features),
-        accepted_features: null,
-        duration_sec: durationSec,
-        object_key: null,
-        sha256: null,
-        idempotency_key: null,
-        webhook_url: null,
-        supersedes: null,
-        superseded_by: null,
-        metered: 0,
-        attempts: 0,
-        lease_owner: null,
-        lease_until: null,
-        stats: null,
-      });
+      await insertJob(
+        ctx.db.db,
+        newJobRow({
+          id: sessionId,
+          key_id: key.id,
+          org_id: key.orgId,
+          mode: 'stream',
+          status: 'pending',
+          created_at: now,
+          user_ref: body.userRef ?? null,
+          client_ref: body.clientRef ?? null,
+          platform: body.platform,
+          features: JSON.stringify(features),
+          duration_sec: durationSec,
+        }),
+      );
       const iat = Math.floor(now / 1000);
       const sessionToken = signSessionToken(ctx.serverSecret, {
         sid: sessionId,
@@ -89,7 +75,13 @@ export async function sessionRoutes(app: FastifyInstance, ctx: AppContext): Prom
       });
       return reply.code(201).send({
         ok: true,
-        data: { sessionToken, sessionId, wsUrl: wsUrlFor(ctx, req), maxDurationSec: durationSec, frameSpec: FRAME_SPEC },
+        data: {
+          sessionToken,
+          sessionId,
+          wsUrl: wsUrlFor(ctx, req),
+          maxDurationSec: durationSec,
+          frameSpec: FRAME_SPEC,
+        },
       });
     },
   );

@@ -27,6 +27,41 @@ const normalize = (r: JobRow): JobRow => ({
   lease_until: r.lease_until === null ? null : Number(r.lease_until),
 });
 
+/** A complete row for a new job or session: every column not given starts empty (null, 0). */
+export function newJobRow(
+  r: Pick<CloudJobsTable, 'id' | 'key_id' | 'org_id' | 'mode' | 'status' | 'created_at'> &
+    Partial<CloudJobsTable>,
+): CloudJobsTable {
+  return {
+    updated_at: r.created_at,
+    started_at: null,
+    finished_at: null,
+    frames_processed: 0,
+    seconds_processed: 0,
+    measurement_id: null,
+    error_code: null,
+    error_message: null,
+    user_ref: null,
+    client_ref: null,
+    platform: null,
+    features: '[]',
+    accepted_features: null,
+    duration_sec: null,
+    object_key: null,
+    sha256: null,
+    idempotency_key: null,
+    webhook_url: null,
+    supersedes: null,
+    superseded_by: null,
+    metered: 0,
+    attempts: 0,
+    lease_owner: null,
+    lease_until: null,
+    stats: null,
+    ...r,
+  };
+}
+
 export async function insertJob(db: Kysely<Database>, row: CloudJobsTable): Promise<void> {
   await db.insertInto('cloud_jobs').values(row).execute();
 }
@@ -37,12 +72,25 @@ export async function getJob(db: Kysely<Database>, id: string): Promise<JobRow |
 }
 
 /** A job of one key; another key's job is indistinguishable from an unknown one. */
-export async function getJobForKey(db: Kysely<Database>, keyId: string, id: string): Promise<JobRow | undefined> {
-  const r = await db.selectFrom('cloud_jobs').selectAll().where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
+export async function getJobForKey(
+  db: Kysely<Database>,
+  keyId: string,
+  id: string,
+): Promise<JobRow | undefined> {
+  const r = await db
+    .selectFrom('cloud_jobs')
+    .selectAll()
+    .where('id', '=', id)
+    .where('key_id', '=', keyId)
+    .executeTakeFirst();
   return r && normalize(r);
 }
 
-export async function findByIdempotencyKey(db: Kysely<Database>, keyId: string, idem: string): Promise<JobRow | undefined> {
+export async function findByIdempotencyKey(
+  db: Kysely<Database>,
+  keyId: string,
+  idem: string,
+): Promise<JobRow | undefined> {
   const r = await db
     .selectFrom('cloud_jobs')
     .selectAll()

@@ -136,7 +136,22 @@ export interface ReferencedPulses {
  * POS and CHROM pulses from skin channels, with the background rejected first when the trace has
  * one (the same stages for the offline and the streaming estimator).
  */
-export function referencedPulses(skin: Channels, bg: Channels | null, sampleRateHz: number, band: PulseBand): ReferencedPulses {
+export function referencedPulses(
+  skin: Channels,
+  bg: Channels | null,
+  sampleRateHz: number,
+  band: PulseBand,
+  opts: { posOnly?: boolean } = {},
+): ReferencedPulses {
+  if (opts.posOnly) {
+    // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum.
+    const c = hasBackground(bg) ? rejectBackground(skin, bg, sampleRateHz, band) : null;
+    const r = c ? c.r : bandLimitedChannel(skin.r, sampleRateHz, band);
+    const g = c ? c.g : bandLimitedChannel(skin.g, sampleRateHz, band);
+    const b = c ? c.b : bandLimitedChannel(skin.b, sampleRateHz, band);
+    const pos = unitVariance(conditionPulse(posPulse(r, g, b, sampleRateHz), sampleRateHz, band));
+    return { pos, chrom: pos, noise: null };
+  }
   if (!hasBackground(bg)) {
     const p = extractPulses(skin.r, skin.g, skin.b, sampleRateHz, band);
     return { pos: p.pos, chrom: p.chrom, noise: null };

@@ -133,23 +133,56 @@ export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): Skin
   if (!state.initialized) initialize(state, pixels, prior);
   const img = state.image;
   const w = state.weights;
-  // Refresh one interleaved subset of pixels: image, then weight.
+  // Refresh one interleaved subset of pixels: image, then weight; the same pass accumulates the
+  // subset's weighted chromaticity and luma for the slowly adapting skin reference.
   const phase = state.frame % PHASES;
   state.frame++;
+  const refR = state.refR;
+  const refG = state.refG;
+  const refLuma = state.refLuma;
+  let rs = 0;
+  let rr = 0;
+  let rg = 0;
+  let ry = 0;
   for (let i = phase; i < CROP_PIXELS; i += PHASES) {
     const j = 3 * i;
     const R = (img[j] += IMAGE_ALPHA * (pixels[j] - img[j]));
     const G = (img[j + 1] += IMAGE_ALPHA * (pixels[j + 1] - img[j + 1]));
     const B = (img[j + 2] += IMAGE_ALPHA * (pixels[j + 2] - img[j + 2]));
-    w[i] = pixelWeight(R, G, B, prior[i], state);
+    const pi = prior[i];
+    let wi = 0;
+    if (pi > 0 && R < 253.5 && G < 253.5 && B < 253.5) {
+      const sum = R + G + B + 1;
+      const inv = 1 / sum;
+      const cr = R * inv;
+      const cg = G * inv;
+      const dr = cr - refR;
+      const dg = cg - refG;
+      const kc = 1 - (dr * dr + dg * dg) * INV_CHROMA_RADIUS2;
+      if (kc > 0) {
+        wi = pi * kc * lumaGate(sum / 3, refLuma);
+        if (wi > 0) {
+          rs += wi;
+          rr += wi * cr;
+          rg += wi * cg;
+          ry += (wi * sum) / 3;
+        }
+      }
+    }
+    w[i] = wi;
   }
-  updateReference(state, phase, PHASES, REF_ALPHA);
+  if (rs > 1e-9) {
+    state.refR += REF_ALPHA * (rr / rs - state.refR);
+    state.refG += REF_ALPHA * (rg / rs - state.refG);
+    state.refLuma = Math.max(8, state.refLuma + REF_ALPHA * (ry / rs - state.refLuma));
+  }
   let ws = 0;
   let sr = 0;
   let sg = 0;
   let sb = 0;
   for (let i = 0, j = 0; i < CROP_PIXELS; i++, j += 3) {
     const wi = w[i];
+    if (wi === 0) continue;
     ws += wi;
     sr += wi * pixels[j];
     sg += wi * pixels[j + 1];

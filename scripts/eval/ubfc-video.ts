@@ -10,7 +10,7 @@ import { packetsToFramesFile, videoToPackets, type VideoStats } from '../../pack
 import { cachePath, DATA_DIR, errorStats, fmt, readManifest, statsRow, table } from './common.js';
 
 /** Bump when the media pipeline changes what it emits, so cached packets are rebuilt. */
-const PIPELINE_VERSION = 'm1';
+const PIPELINE_VERSION = 'm2';
 /** Subjects whose oximeter heart-rate line is corrupt (reference derived from the PPG line). */
 const CORRUPT_OXIMETER = new Set(['subject11', 'subject18', 'subject20']);
 

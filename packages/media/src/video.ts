@@ -65,7 +65,7 @@ export interface VideoOptions {
 
 /** Longest side decoded; larger videos are scaled down by ffmpeg (face widths are reported in source pixels). */
 const MAX_DECODE_SIDE = 1280;
-/** Crop smoother for video: the protocol's defaults (tuned in UBFC evaluation, docs/media.md). */
+/** Crop smoother for video: the protocol's defaults, which the browser SDK uses too (docs/media.md). */
 export const VIDEO_KALMAN: BoxKalmanOptions = {};
 /** Share of analysed frames with two or more faces from which `multipleFaces` is set. */
 const MULTI_FACE_SHARE = 0.05;

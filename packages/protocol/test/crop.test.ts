@@ -104,7 +104,7 @@ describe('BoxKalman', () => {
       }
       return err;
     };
-    expect(run({ sizeProcessNoise: 0.03 })).toBeLessThan(run({}) * 0.7);
+    expect(run({ sizeProcessNoise: 0.03 })).toBeLessThan(run({ sizeProcessNoise: 0.3 }) * 0.7);
   });
 
   it('starts over after reset', () => {

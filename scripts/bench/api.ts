@@ -5,6 +5,7 @@
 // every request afresh (NCS1: new nonce, exact body bytes). Memory: the server's RSS at the start,
 // middle and end of a 100k-request run (`--quick`: 10k). One file, three roles (ROLE env).
 import { fork, type ChildProcess } from 'node:child_process';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -88,8 +89,20 @@ interface LoadResult {
   p99: number;
 }
 
+/**
+ * NCS1 headers with node:crypto (the protocol package's WebCrypto `signRequest` computes the same;
+ * its vectors are in packages/protocol/test/ncs1.test.ts). Synchronous, so the generator spends as
+ * little of the shared cores as it can.
+ */
+function signNode(keyId: string, secretHashHex: string, method: string, p: string, body: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(12).toString('hex');
+  const canonical = ['NCS1', method, p, timestamp, nonce, createHash('sha256').update(body).digest('hex')].join('\n');
+  const signature = createHmac('sha256', secretHashHex).update(canonical).digest('base64');
+  return { 'x-key-id': keyId, 'x-timestamp': timestamp, 'x-nonce': nonce, 'x-signature': signature };
+}
+
 async function loadRole(): Promise<void> {
-  const { signRequest } = await import('@vitals/protocol');
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const body = JSON.stringify({
     source: 'web',
@@ -114,7 +127,7 @@ async function loadRole(): Promise<void> {
         method = 'POST';
         p = '/sdk/v1/measurements';
         payload = body;
-        headers = { ...(await signRequest({ keyId: key.keyId, secret: key.secret, method, path: p, body })), 'content-type': 'application/json' };
+        headers = { ...signNode(key.keyId, createHash('sha256').update(key.secret).digest('hex'), method, p, body), 'content-type': 'application/json' };
       }
       return new Promise<number>((resolve, reject) => {
         const req = http.request({ host: '127.0.0.1', port, path: p, method, headers, agent }, (res) => {
@@ -272,7 +285,7 @@ export async function run(): Promise<string> {
     '',
     `Measured by \`scripts/bench/api.ts\` (\`npm run bench -- api${QUICK ? ' --quick' : ''}\`) on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared). ` +
       'The server is its own process (`buildServer`, real listening socket on loopback); a load-generator process keeps ' +
-      `${CONCURRENCY} requests in flight over keep-alive connections for ${MEASURE_MS / 1000} s per route after a ${WARMUP_MS / 1000} s warm-up, and signs every \`POST /sdk/v1/measurements\` afresh (new nonce, SHA-256 of the body, HMAC) — the signing cost is on the generator's side of the shared cores. ` +
+      `${CONCURRENCY} requests in flight over keep-alive connections for ${MEASURE_MS / 1000} s per route after a ${WARMUP_MS / 1000} s warm-up, and signs every \`POST /sdk/v1/measurements\` afresh (new nonce, SHA-256 of the body, HMAC; node:crypto) — generator and server share the same cores, so the figures are a lower bound. ` +
       'Each signed call goes through the whole path: signature check, nonce spent in the database, JSON parse and schema validation, measurement insert, usage-log row. The reference is the unsigned `GET /health` of the same server in the same run.',
     '',
     '| database | route | requests/s | p50 ms | p99 ms | non-2xx |',

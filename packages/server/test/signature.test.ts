@@ -9,6 +9,7 @@ import { createWorld, goodMeasurement, json, signedInject, test, type SignedInje
 import { buildServer } from '../src/server.js';
 import { createContext } from '../src/deps.js';
 import { setKeyStatus } from '../src/store/orgs-keys.js';
+import { verifyNcs1 } from '../src/auth/signature.js';
 import { openTestDatabase, makeKey } from '../src/testing.js';
 import { loadConfig } from '../src/config.js';
 import { ManualClock } from '../src/clock.js';
@@ -282,6 +283,24 @@ describe('signature layer .security', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('server-side verification (node:crypto) agrees with the protocol vectors', () => {
+  // The literal vector of packages/protocol/test/ncs1.test.ts.
+  const keyHex = '6f752b7237c6e81c9f1fdf06e58fb8ed22cbe0f51ef7eeb5a4b8dd0003d089af';
+  const body = Buffer.from('{"source":"web","durationSec":60}');
+  const sig = '08nt592HlYIcC1EYTeevsk9Gvt9sV+2JeIgaKG4kzMY=';
+  test('accepts the vector, query ignored', () => {
+    expect(verifyNcs1(keyHex, 'POST', '/sdk/v1/measurements?advanced=true', '1700000000', 'nonce-0123456789', body, sig)).toBe(true);
+  });
+  test.for([
+    ['signature of the raw-digest key', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', body, 'mM36sPeV2u9mY34KSeeOhScdBwLcf0Z2BEgNHaTNH80=']],
+    ['another body', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', Buffer.from('{}'), sig]],
+    ['no body', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', undefined, sig]],
+    ['a signature without padding', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', body, sig.slice(0, -1)]],
+  ] as const)('refuses %s', ([, args]) => {
+    expect(verifyNcs1(...(args as unknown as Parameters<typeof verifyNcs1>))).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@
  * reused nonce, rate limit. Every ruling is written to the usage log: failures here, successes in
  * `recordSuccess` once the handler has answered 2xx.
  */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   LOGS_PER_MIN,
@@ -11,7 +12,6 @@ import {
   NONCE_MIN_LENGTH,
   SIGNATURE_WINDOW_SEC,
   newLogId,
-  verifySignature,
   type UsageErrorCode,
 } from '@vitals/protocol';
 import { ApiError } from '../errors.js';
@@ -89,16 +89,8 @@ export class SignatureLayer {
     // The signature covers the exact bytes received. This hook runs before JSON parsing, so the
     // bytes are still `req.body` (a Buffer from the catch-all parser in app.ts).
     const raw = Buffer.isBuffer(req.body) ? req.body : req.rawBody;
-    const ok = await verifySignature({
-      secretSha256Hex: key.secretSha256,
-      method: req.method,
-      path: req.url,
-      timestamp: ts,
-      nonce,
-      body: raw ? new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength) : undefined,
-      signature,
-    });
-    if (!ok) return this.reject(req, reply, key.id, 'invalid_signature');
+    if (!verifyNcs1(key.secretSha256, req.method, req.url, ts, nonce, raw, signature))
+      return this.reject(req, reply, key.id, 'invalid_signature');
 
     const fresh = await spendNonce(this.ctx.db.db, key.id, nonce, now, 2 * SIGNATURE_WINDOW_SEC * 1000);
     if (!fresh) return this.reject(req, reply, key.id, 'nonce_reused');
@@ -156,6 +148,30 @@ export class SignatureLayer {
       qualityLevel: req.usageQualityLevel ?? null,
     });
   };
+}
+
+/**
+ * NCS1 verification with node:crypto, synchronously: the same recipe as protocol's WebCrypto
+ * `verifySignature` (whose vectors are in packages/protocol/test/ncs1.test.ts), without three
+ * thread-pool round trips on every signed call. The HMAC key is the stored hex digest as text.
+ */
+export function verifyNcs1(
+  secretSha256Hex: string,
+  method: string,
+  url: string,
+  timestamp: string,
+  nonce: string,
+  body: Buffer | undefined,
+  signature: string,
+): boolean {
+  const bodyHash = createHash('sha256')
+    .update(body ?? Buffer.alloc(0))
+    .digest('hex');
+  const canonical = ['NCS1', method.toUpperCase(), pathOnly(url), timestamp, nonce, bodyHash].join('\n');
+  const expected = Buffer.from(createHmac('sha256', secretSha256Hex).update(canonical).digest('base64'));
+  const given = Buffer.from(signature);
+  // Lengths are public (a SHA-256 signature is always 44 characters); the bytes compare in constant time.
+  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 export function pathOnly(url: string): string {

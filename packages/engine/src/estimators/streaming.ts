@@ -130,7 +130,7 @@ export class StreamingEstimator {
     const w = this.windowPulses(tEnd, this.slowWindowSec, 15, true);
     if (!w) return;
     const pulse = w.pulses.pos;
-    const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz });
+    const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz, skipBreathing: true });
     const h = v.hrv;
     if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6) {
       events.push({ t: 'hrv', rmssdMs: roundTo(h.rmssdMs, 1), sdnnMs: roundTo(h.sdnnMs, 1), meanRrMs: roundTo(h.meanRrMs, 1) });

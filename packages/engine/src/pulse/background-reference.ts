@@ -48,8 +48,22 @@ function solve3(a: number[], y: number[]): number[] | null {
  * background is flat or the capture shorter than one window.
  */
 export function rejectBackground(skin: Channels, bg: Channels, sampleRateHz: number, band: PulseBand): Channels {
+  return rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
+}
+
+/** The three channels normalised and band-limited (bandLimitedChannel). */
+function bandLimited(c: Channels, sampleRateHz: number, band: PulseBand): Channels {
+  return {
+    r: bandLimitedChannel(c.r, sampleRateHz, band),
+    g: bandLimitedChannel(c.g, sampleRateHz, band),
+    b: bandLimitedChannel(c.b, sampleRateHz, band),
+  };
+}
+
+/** rejectBackground with the background already band-limited (shared with backgroundPulse). */
+function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: number, band: PulseBand): Channels {
   const s = [skin.r, skin.g, skin.b].map((c) => bandLimitedChannel(c, sampleRateHz, band));
-  const x = [bg.r, bg.g, bg.b].map((c) => bandLimitedChannel(c, sampleRateHz, band));
+  const x = [bgBand.r, bgBand.g, bgBand.b].map((c) => Float64Array.from(c));
   const n = s[0].length;
   for (const c of [...s, ...x]) for (let i = 0; i < n; i++) c[i] -= 1;
   const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
@@ -108,10 +122,11 @@ export function rejectBackground(skin: Channels, bg: Channels, sampleRateHz: num
 
 /** The background run through the same POS projection: what a pulse-less region "measures". */
 export function backgroundPulse(bg: Channels, sampleRateHz: number, band: PulseBand): Float64Array {
-  const rb = bandLimitedChannel(bg.r, sampleRateHz, band);
-  const gb = bandLimitedChannel(bg.g, sampleRateHz, band);
-  const bb = bandLimitedChannel(bg.b, sampleRateHz, band);
-  return conditionPulse(posPulse(rb, gb, bb, sampleRateHz), sampleRateHz, band);
+  return backgroundPulseBandLimited(bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
+}
+
+function backgroundPulseBandLimited(bgBand: Channels, sampleRateHz: number, band: PulseBand): Float64Array {
+  return conditionPulse(posPulse(bgBand.r, bgBand.g, bgBand.b, sampleRateHz), sampleRateHz, band);
 }
 
 /** True when the background moves at all (a synthetic or cropped-tight input may have none). */
@@ -145,7 +160,7 @@ export function referencedPulses(
 ): ReferencedPulses {
   if (opts.posOnly) {
     // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum.
-    const c = hasBackground(bg) ? rejectBackground(skin, bg, sampleRateHz, band) : null;
+    const c = hasBackground(bg) ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band) : null;
     const r = c ? c.r : bandLimitedChannel(skin.r, sampleRateHz, band);
     const g = c ? c.g : bandLimitedChannel(skin.g, sampleRateHz, band);
     const b = c ? c.b : bandLimitedChannel(skin.b, sampleRateHz, band);
@@ -156,8 +171,9 @@ export function referencedPulses(
     const p = extractPulses(skin.r, skin.g, skin.b, sampleRateHz, band);
     return { pos: p.pos, chrom: p.chrom, noise: null };
   }
-  const c = rejectBackground(skin, bg, sampleRateHz, band);
+  const bgBand = bandLimited(bg, sampleRateHz, band);
+  const c = rejectBandLimited(skin, bgBand, sampleRateHz, band);
   const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz), sampleRateHz, band);
   const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band), sampleRateHz, band);
-  return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise: unitVariance(backgroundPulse(bg, sampleRateHz, band)) };
+  return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise: unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band)) };
 }

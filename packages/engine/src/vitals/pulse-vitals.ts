@@ -30,6 +30,8 @@ export interface PulseVitalsInput {
   head?: { tSec: Float64Array; pitchDeg: Float64Array };
   /** A respiratory waveform on the pulse's grid; when given it decides the breathing rate. */
   respWaveform?: ArrayLike<number>;
+  /** Skip the breathing estimate (the streaming beat analysis emits no breathing event). */
+  skipBreathing?: boolean;
 }
 
 export interface PulseVitals {
@@ -108,7 +110,8 @@ export function pulseToVitals(input: PulseVitalsInput): PulseVitals {
     const period = beats.peakSec[i] - beats.peakSec[i - 1];
     rise.push((beats.peakSec[i] - beats.troughSec[i]) / period);
   }
-  return { beats, rr, hrv, stressIndex, breathing: breathingFromBeats(input, beats, rr), riseFraction: medianOf(rise) };
+  const breathing = input.skipBreathing ? null : breathingFromBeats(input, beats, rr);
+  return { beats, rr, hrv, stressIndex, breathing, riseFraction: medianOf(rise) };
 }
 
 /** Respiratory baseline from a channel: normalised, detrended by a 0.05 Hz high-pass, low-passed at 0.7 Hz. */

@@ -1,0 +1,71 @@
+/**
+ * The spec's video rejections (Video rejections; Limits: video thresholds), checked in the order
+ * of CLARIFICATIONS 22: unsupported media (probe.ts), too short, frame rate, face presence, face
+ * size. Bitrate is never a rejection (CLARIFICATIONS 25).
+ */
+import {
+  VIDEO_MIN_DURATION_SEC,
+  VIDEO_MIN_FACE_PRESENCE,
+  VIDEO_MIN_FACE_WIDTH_PX,
+  VIDEO_MIN_FPS,
+  type Packet,
+  type VideoRejectionCode,
+} from '@vitals/protocol';
+
+export interface VideoStats {
+  durationSec: number;
+  fps: number;
+  width: number;
+  height: number;
+  codec: string;
+  container: string;
+  framesDecoded: number;
+  framesWithFace: number;
+  /** framesWithFace / framesDecoded. */
+  facePresence: number;
+  /** Median width of the face box in source pixels over frames with a face (0 when none). */
+  medianFaceWidthPx: number;
+  /** Two or more faces in at least 5 % of analysed frames; the largest face is followed. */
+  multipleFaces: boolean;
+  maxFacesSeen: number;
+  detector: string;
+}
+
+export type VideoRejection = { ok: false; code: VideoRejectionCode; message: string; stats?: Partial<VideoStats> };
+export type VideoResult = { ok: true; packets: Packet[]; stats: VideoStats } | VideoRejection;
+
+export const reject = (code: VideoRejectionCode, message: string, stats?: Partial<VideoStats>): VideoRejection => ({
+  ok: false,
+  code,
+  message,
+  stats,
+});
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = Float64Array.from(values).sort();
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Too short, then too slow; null when both pass. */
+export function timingRejection(durationSec: number, fps: number, stats: Partial<VideoStats>): VideoRejection | null {
+  if (durationSec < VIDEO_MIN_DURATION_SEC)
+    return reject('too_short', `The video lasts ${durationSec.toFixed(1)} s; at least ${VIDEO_MIN_DURATION_SEC} s is needed.`, stats);
+  if (fps < VIDEO_MIN_FPS)
+    return reject('insufficient_frame_rate', `The video runs at ${fps.toFixed(1)} fps; at least ${VIDEO_MIN_FPS} fps is needed.`, stats);
+  return null;
+}
+
+/** Face presence, then face size; null when both pass. */
+export function faceRejection(stats: VideoStats): VideoRejection | null {
+  if (stats.facePresence < VIDEO_MIN_FACE_PRESENCE) {
+    const found = (stats.facePresence * 100).toFixed(0);
+    return reject('face_not_detected', `A face was found in ${found} % of frames; at least ${VIDEO_MIN_FACE_PRESENCE * 100} % is needed.`, stats);
+  }
+  if (stats.medianFaceWidthPx < VIDEO_MIN_FACE_WIDTH_PX) {
+    const width = stats.medianFaceWidthPx.toFixed(0);
+    return reject('face_too_small', `The face is ${width} px wide (median); at least ${VIDEO_MIN_FACE_WIDTH_PX} px is needed.`, stats);
+  }
+  return null;
+}

@@ -24,13 +24,38 @@ function makeVideo(): { file: string; source: string } {
   const enc = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-pix_fmt', 'yuv420p', '-an'];
   if (existsSync(UBFC)) {
     const file = join(BENCH_DIR, 'media-60s-ubfc.mp4');
-    if (!existsSync(file)) execFileSync(ffmpeg, ['-v', 'error', '-y', '-i', UBFC, '-t', '60', '-vf', 'scale=640:480,fps=30', ...enc, file]);
+    if (!existsSync(file))
+      execFileSync(ffmpeg, [
+        '-v',
+        'error',
+        '-y',
+        '-i',
+        UBFC,
+        '-t',
+        '60',
+        '-vf',
+        'scale=640:480,fps=30',
+        ...enc,
+        file,
+      ]);
     return { file, source: 'UBFC-rPPG subject 3, first 60 s, re-timed to 30 fps' };
   }
   const file = join(BENCH_DIR, 'media-60s-drawn.mp4');
   const draw = 'drawbox=x=250+20*sin(t):y=120:w=140:h=180:color=0xE0AC8C:t=fill';
   if (!existsSync(file))
-    execFileSync(ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=30:duration=60', '-vf', draw, ...enc, file]);
+    execFileSync(ffmpeg, [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=640x480:rate=30:duration=60',
+      '-vf',
+      draw,
+      ...enc,
+      file,
+    ]);
   return { file, source: 'ffmpeg test pattern with a drawn figure (no detectable face: worst case)' };
 }
 
@@ -39,7 +64,11 @@ const pin = (): string[] => (spawnSync('taskset', ['--version']).status === 0 ? 
 /** Wall, user and system seconds of a command and everything it waits for (bash `time`). */
 function timed(argv: string[]): { wall: number; cpu: number; stdout: string } {
   const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const r = spawnSync('bash', ['-c', `TIMEFORMAT='%R %U %S'; time ${quoted}`], { cwd: REPO, encoding: 'utf8', maxBuffer: 16 << 20 });
+  const r = spawnSync('bash', ['-c', `TIMEFORMAT='%R %U %S'; time ${quoted}`], {
+    cwd: REPO,
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
   if (r.status !== 0) throw new Error(`benchmark command failed: ${r.stderr}`);
   const [wall, user, sys] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
   return { wall, cpu: user + sys, stdout: r.stdout };
@@ -49,8 +78,35 @@ export async function run(): Promise<string> {
   const { file, source } = makeVideo();
   const { ffmpeg } = resolveFfmpeg();
   const decode = timed([...pin(), ffmpeg, '-v', 'error', '-threads', '1', '-i', file, '-f', 'null', '-']);
-  const decodeRgb = timed([...pin(), ffmpeg, '-v', 'error', '-threads', '1', '-i', file, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-y', '/dev/null']);
-  const child = timed([...pin(), process.execPath, '--import', 'tsx', '--conditions', 'source', SELF, '--child', file]);
+  const decodeRgb = timed([
+    ...pin(),
+    ffmpeg,
+    '-v',
+    'error',
+    '-threads',
+    '1',
+    '-i',
+    file,
+    '-vsync',
+    'passthrough',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'rgb24',
+    '-y',
+    '/dev/null',
+  ]);
+  const child = timed([
+    ...pin(),
+    process.execPath,
+    '--import',
+    'tsx',
+    '--conditions',
+    'source',
+    SELF,
+    '--child',
+    file,
+  ]);
   const c = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
     ok: boolean;
     code?: string;
@@ -83,7 +139,7 @@ export async function run(): Promise<string> {
     `| peak memory (node process max RSS) | ${f(c.maxRssMb, 0)} MB | < 500 MB: ${pass(c.maxRssMb < 500)} |`,
     `| result | ${c.ok ? 'ok' : c.code}, ${c.frames} frames, face in ${c.framesWithFace}, ${c.packets} packets | |`,
     '',
-    'Where the time goes: face analysis at 4 Hz (FaceMesh tracking ~15-20 ms a call on an idle core, a full BlazeFace detection ~60 ms every 2 s) is about two thirds of the node time; decode and RGB conversion in ffmpeg and the crops in JS share the rest. ffmpeg\'s own peak memory (~40 MB) is not in the RSS figure.',
+    "Where the time goes: face analysis at 4 Hz (FaceMesh tracking ~15-20 ms a call on an idle core, a full BlazeFace detection ~60 ms every 2 s) is about two thirds of the node time; decode and RGB conversion in ffmpeg and the crops in JS share the rest. ffmpeg's own peak memory (~40 MB) is not in the RSS figure.",
     '',
   ].join('\n');
 }

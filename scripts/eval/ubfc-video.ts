@@ -41,7 +41,8 @@ async function processVideo(id: string, video: string): Promise<Processed> {
 
 export async function run(): Promise<string> {
   const set = readManifest().sets.find((s) => s.name === 'ubfc2');
-  if (!set?.items) return '## UBFC-rPPG videos end to end\n\nThe ubfc2 set is not in the data folder; skipped.\n';
+  if (!set?.items)
+    return '## UBFC-rPPG videos end to end\n\nThe ubfc2 set is not in the data folder; skipped.\n';
   const rows: (string | number)[][] = [];
   const blind: (string | number)[][] = [];
   const all = { est: [] as number[], ref: [] as number[] };
@@ -69,7 +70,16 @@ export async function run(): Promise<string> {
       continue;
     }
     const note = CORRUPT_OXIMETER.has(item.id) ? 'PPG-derived reference' : '';
-    rows.push([item.id, fmt(ref), fmt(est), fmt(est - ref), pub === null ? '–' : fmt(pub), m.quality.level, ...media, note]);
+    rows.push([
+      item.id,
+      fmt(ref),
+      fmt(est),
+      fmt(est - ref),
+      pub === null ? '–' : fmt(pub),
+      m.quality.level,
+      ...media,
+      note,
+    ]);
     if (!Number.isFinite(est)) continue;
     all.est.push(est);
     all.ref.push(ref);
@@ -85,17 +95,23 @@ export async function run(): Promise<string> {
   return [
     '## UBFC-rPPG videos end to end (media → engine)',
     '',
-    'Each ubfc2 video goes through `videoToPackets` (ffmpeg decode, Human BlazeFace/FaceMesh tracking, Kalman-smoothed 36×36 crops) and the engine\'s `estimateOffline`, exactly as a batch video job does. Reference: the manifest\'s capture heart rate (60 / mean inter-beat interval of the contact PPG). The clips are low-bitrate re-encodes (75-210 kbit/s), which weakens the pulse. Baseline from the notes on the same 13 subjects: plain POS on an inner skin box 6.4 bpm MAE, face box ×1.5 12.3.',
+    "Each ubfc2 video goes through `videoToPackets` (ffmpeg decode, Human BlazeFace/FaceMesh tracking, Kalman-smoothed 36×36 crops) and the engine's `estimateOffline`, exactly as a batch video job does. Reference: the manifest's capture heart rate (60 / mean inter-beat interval of the contact PPG). The clips are low-bitrate re-encodes (75-210 kbit/s), which weakens the pulse. Baseline from the notes on the same 13 subjects: plain POS on an inner skin box 6.4 bpm MAE, face box ×1.5 12.3.",
     '',
-    table(['subjects', 'n', 'MAE (bpm)', 'RMSE (bpm)', 'Pearson r'], [
-      statsRow('labelled, all (incl. 11, 18, 20)', errorStats(all.est, all.ref)),
-      statsRow('labelled, without 11, 18, 20', errorStats(clean.est, clean.ref)),
-      statsRow('published heart rate only (quality gate passed)', errorStats(published.est, published.ref)),
-    ]),
+    table(
+      ['subjects', 'n', 'MAE (bpm)', 'RMSE (bpm)', 'Pearson r'],
+      [
+        statsRow('labelled, all (incl. 11, 18, 20)', errorStats(all.est, all.ref)),
+        statsRow('labelled, without 11, 18, 20', errorStats(clean.est, clean.ref)),
+        statsRow('published heart rate only (quality gate passed)', errorStats(published.est, published.ref)),
+      ],
+    ),
     '',
     '"est" is the chain\'s heart rate whatever the quality verdict; "published" is what a measurement would report (null when quality is poor).',
     '',
-    table(['subject', 'ref', 'est', 'error', 'published', 'quality', 'face presence', 'face width px', 'note'], rows),
+    table(
+      ['subject', 'ref', 'est', 'error', 'published', 'quality', 'face presence', 'face width px', 'note'],
+      rows,
+    ),
     '',
     'Held out (no labels here; estimates listed blind):',
     '',

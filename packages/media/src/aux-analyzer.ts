@@ -11,8 +11,25 @@ import jpeg from 'jpeg-js';
 import { invalidateTrackCache, toDetectedFace } from './human-detector.js';
 import { BASE_CONFIG, loadHuman, type HumanFace } from './human-runtime.js';
 
-export const EMOTION_CLASSES = ['Anger', 'Contempt', 'Disgust', 'Fear', 'Happiness', 'Neutral', 'Sadness', 'Surprise'] as const;
-const FROM_MODEL: Record<string, number> = { angry: 0, disgust: 2, fear: 3, happy: 4, neutral: 5, sad: 6, surprise: 7 };
+export const EMOTION_CLASSES = [
+  'Anger',
+  'Contempt',
+  'Disgust',
+  'Fear',
+  'Happiness',
+  'Neutral',
+  'Sadness',
+  'Surprise',
+] as const;
+const FROM_MODEL: Record<string, number> = {
+  angry: 0,
+  disgust: 2,
+  fear: 3,
+  happy: 4,
+  neutral: 5,
+  sad: 6,
+  surprise: 7,
+};
 
 export interface Gaze {
   /** Radians, positive towards the image's right. */
@@ -59,7 +76,8 @@ export function toEightClasses(scores: { score: number; emotion: string }[], mes
   const total = out.reduce((a, b) => a + b, 0);
   if (total <= 0) out[5] = 1;
   else for (let i = 0; i < 8; i++) out[i] /= total;
-  const contempt = mesh && mesh.length >= 468 ? 0.5 * clamp((lipCornerAsymmetry(mesh) - 0.05) / 0.15, 0, 1) : 0;
+  const contempt =
+    mesh && mesh.length >= 468 ? 0.5 * clamp((lipCornerAsymmetry(mesh) - 0.05) / 0.15, 0, 1) : 0;
   for (let i = 0; i < 8; i++) out[i] *= 1 - contempt;
   out[1] = contempt;
   return out;
@@ -87,7 +105,9 @@ export function gazeFromMesh(m: readonly Pt[], headYawRad: number, headPitchRad:
     const cx = (eye.outer[0] + eye.inner[0]) / 2;
     const cy = (eye.upper[1] + eye.lower[1]) / 2;
     const width = Math.hypot(eye.outer[0] - eye.inner[0], eye.outer[1] - eye.inner[1]) || 1;
-    const iris = irises.reduce((a, b) => (Math.hypot(a[0] - cx, a[1] - cy) <= Math.hypot(b[0] - cx, b[1] - cy) ? a : b));
+    const iris = irises.reduce((a, b) =>
+      Math.hypot(a[0] - cx, a[1] - cy) <= Math.hypot(b[0] - cx, b[1] - cy) ? a : b,
+    );
     const r = 0.55 * width;
     yaw += Math.asin(clamp((iris[0] - cx) / r, -1, 1)) / 2;
     pitch += Math.asin(clamp(-(iris[1] - cy) / r, -1, 1)) / 2;
@@ -123,7 +143,12 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
     analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis> {
       let image: { data: Uint8Array; width: number; height: number };
       try {
-        image = jpeg.decode(jpegBytes, { useTArray: true, formatAsRGBA: false, maxResolutionInMP: 4, maxMemoryUsageInMB: 64 });
+        image = jpeg.decode(jpegBytes, {
+          useTArray: true,
+          formatAsRGBA: false,
+          maxResolutionInMP: 4,
+          maxMemoryUsageInMB: 64,
+        });
       } catch {
         return Promise.resolve({});
       }

@@ -11,7 +11,12 @@ export const AUX_CONTEXT = 1.6;
 /** The square around a face box that the aux crop covers. */
 export function auxSquare(face: Box): Box {
   const side = Math.max(face.width, face.height) * AUX_CONTEXT;
-  return { x: face.x + face.width / 2 - side / 2, y: face.y + face.height / 2 - side / 2, width: side, height: side };
+  return {
+    x: face.x + face.width / 2 - side / 2,
+    y: face.y + face.height / 2 - side / 2,
+    width: side,
+    height: side,
+  };
 }
 
 /** 448x448 RGB of the face (with context) in `image`, ready for JPEG encoding. */

@@ -50,7 +50,17 @@ export class FramePool {
 
 /** Presentation timestamps (seconds) of the first video stream's packets, ascending. */
 export function readFrameTimes(ffprobe: string, file: string): Promise<number[]> {
-  const args = ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file];
+  const args = [
+    '-v',
+    'error',
+    '-select_streams',
+    'v:0',
+    '-show_entries',
+    'packet=pts_time,flags',
+    '-of',
+    'csv=p=0',
+    file,
+  ];
   return new Promise((resolve) => {
     execFile(ffprobe, args, { timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout) => {
       if (err) return resolve([]);
@@ -67,8 +77,24 @@ export function readFrameTimes(ffprobe: string, file: string): Promise<number[]>
   });
 }
 
-export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOptions): AsyncGenerator<DecodedFrame> {
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', file, '-map', '0:v:0', '-an', '-sn', '-dn'];
+export async function* decodeFrames(
+  ffmpeg: string,
+  file: string,
+  opts: DecodeOptions,
+): AsyncGenerator<DecodedFrame> {
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-i',
+    file,
+    '-map',
+    '0:v:0',
+    '-an',
+    '-sn',
+    '-dn',
+  ];
   if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
   args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
   const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -129,7 +155,10 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
     }
     await closed;
     opts.signal?.throwIfAborted();
-    if (index === 0) throw new DecodeError(`ffmpeg decoded no frame (exit ${exitCode}): ${tail.join('').trim().split('\n').slice(-3).join(' | ')}`);
+    if (index === 0)
+      throw new DecodeError(
+        `ffmpeg decoded no frame (exit ${exitCode}): ${tail.join('').trim().split('\n').slice(-3).join(' | ')}`,
+      );
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     if (!exited) child.kill('SIGKILL');

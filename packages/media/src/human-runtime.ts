@@ -103,7 +103,16 @@ export const BASE_CONFIG = {
   filter: { enabled: false },
   face: {
     enabled: true,
-    detector: { enabled: true, rotation: false, maxDetected: 5, minConfidence: 0.5, iouThreshold: 0.1, skipFrames: 0, skipTime: 0, return: false },
+    detector: {
+      enabled: true,
+      rotation: false,
+      maxDetected: 5,
+      minConfidence: 0.5,
+      iouThreshold: 0.1,
+      skipFrames: 0,
+      skipTime: 0,
+      return: false,
+    },
     mesh: { enabled: true, keepInvalid: false },
     iris: { enabled: true },
     emotion: { enabled: true, minConfidence: 0, skipFrames: 0, skipTime: 0 },

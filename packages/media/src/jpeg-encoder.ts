@@ -14,11 +14,38 @@ export class JpegStreamEncoder {
   private failed: Error | null = null;
   private readonly done: Promise<void>;
 
-  constructor(ffmpeg: string, readonly width: number, readonly height: number, qscale = 4) {
+  constructor(
+    ffmpeg: string,
+    readonly width: number,
+    readonly height: number,
+    qscale = 4,
+  ) {
     const size = `${width}x${height}`;
     this.child = spawn(
       ffmpeg,
-      ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', size, '-r', '2', '-i', 'pipe:0', '-c:v', 'mjpeg', '-pix_fmt', 'yuvj420p', '-q:v', String(qscale), '-f', 'image2pipe', 'pipe:1'],
+      [
+        '-v',
+        'error',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgb24',
+        '-s',
+        size,
+        '-r',
+        '2',
+        '-i',
+        'pipe:0',
+        '-c:v',
+        'mjpeg',
+        '-pix_fmt',
+        'yuvj420p',
+        '-q:v',
+        String(qscale),
+        '-f',
+        'image2pipe',
+        'pipe:1',
+      ],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -39,7 +66,8 @@ export class JpegStreamEncoder {
 
   /** Queues one RGB image; the promise gives its JPEG. */
   encode(rgb: Uint8Array): Promise<Uint8Array> {
-    if (rgb.length !== this.width * this.height * 3) throw new RangeError('image size does not match the encoder');
+    if (rgb.length !== this.width * this.height * 3)
+      throw new RangeError('image size does not match the encoder');
     const p = new Promise<Uint8Array>((resolve) => this.resolvers.push(resolve));
     this.results.push(p);
     this.child.stdin.write(rgb);

@@ -83,12 +83,23 @@ export class Packetizer {
     const widthFraction = Math.min(1, box.width / frame.width);
     const tele = s.analysis?.face ? faceTelemetry(s.analysis.face) : null;
     if (tele) {
-      const slots = quantizeTelemetry({ ...tele, faceWidthFraction: widthFraction, meanBrightness: brightness, motionScore: this.motion });
+      const slots = quantizeTelemetry({
+        ...tele,
+        faceWidthFraction: widthFraction,
+        meanBrightness: brightness,
+        motionScore: this.motion,
+      });
       this.packets.push({ type: 3, tMicros, slots });
     }
     if (t >= this.nextSide) {
       this.nextSide = t + SIDE_PERIOD_SEC - 0.01;
-      this.packets.push({ type: 2, tMicros, faceWidthRatio: widthFraction, meanBrightness: brightness, motionScore: this.motion });
+      this.packets.push({
+        type: 2,
+        tMicros,
+        faceWidthRatio: widthFraction,
+        meanBrightness: brightness,
+        motionScore: this.motion,
+      });
     }
     if (this.opts.aux && t >= this.nextAux) {
       this.nextAux = t + SIDE_PERIOD_SEC - 0.01;
@@ -102,7 +113,8 @@ export class Packetizer {
     await this.opts.aux.finish();
     const aux: Packet[] = [];
     for (const job of this.auxJobs) {
-      for (const chunk of encodeAuxChunks({ tMicros: job.tMicros, jpeg: await job.jpeg })) aux.push(decodePacket(chunk) as Packet);
+      for (const chunk of encodeAuxChunks({ tMicros: job.tMicros, jpeg: await job.jpeg }))
+        aux.push(decodePacket(chunk) as Packet);
     }
     const merged: Packet[] = [];
     let j = 0;

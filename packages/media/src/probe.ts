@@ -68,20 +68,28 @@ export async function probeVideo(ffprobe: string, file: string): Promise<ProbeRe
   const raw = await runProbe(ffprobe, file);
   if (!raw?.format) return { ok: false, message: 'The file is not a readable video.' };
   const stream = raw.streams?.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
-  if (!stream || !stream.width || !stream.height) return { ok: false, message: 'The file has no video stream.' };
+  if (!stream || !stream.width || !stream.height)
+    return { ok: false, message: 'The file has no video stream.' };
   const formatName = raw.format.format_name ?? '';
   const codec = stream.codec_name ?? 'unknown';
   let container: ProbeInfo['container'];
   if (formatName.includes('mp4') || formatName.includes('mov')) {
     container = raw.format.tags?.major_brand?.trim() === 'qt' ? 'mov' : 'mp4';
-    if (!MP4_CODECS.has(codec)) return { ok: false, message: `Codec ${codec} in ${container} is not supported (H.264 or HEVC).` };
+    if (!MP4_CODECS.has(codec))
+      return { ok: false, message: `Codec ${codec} in ${container} is not supported (H.264 or HEVC).` };
   } else if (formatName.includes('webm')) {
     container = 'webm';
-    if (!WEBM_CODECS.has(codec)) return { ok: false, message: `Codec ${codec} is not a WebM codec (VP8, VP9 or AV1).` };
+    if (!WEBM_CODECS.has(codec))
+      return { ok: false, message: `Codec ${codec} is not a WebM codec (VP8, VP9 or AV1).` };
   } else {
-    return { ok: false, message: `Container ${formatName || 'unknown'} is not supported (MP4, MOV or WebM).` };
+    return {
+      ok: false,
+      message: `Container ${formatName || 'unknown'} is not supported (MP4, MOV or WebM).`,
+    };
   }
-  const rotation = Number(stream.tags?.rotate ?? stream.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? 0);
+  const rotation = Number(
+    stream.tags?.rotate ?? stream.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? 0,
+  );
   const quarter = Math.abs(Math.round(rotation / 90)) % 2 === 1;
   const durationSec = Number(raw.format.duration ?? stream.duration ?? NaN);
   const avg = rate(stream.avg_frame_rate);

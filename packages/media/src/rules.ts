@@ -31,10 +31,19 @@ export interface VideoStats {
   detector: string;
 }
 
-export type VideoRejection = { ok: false; code: VideoRejectionCode; message: string; stats?: Partial<VideoStats> };
+export type VideoRejection = {
+  ok: false;
+  code: VideoRejectionCode;
+  message: string;
+  stats?: Partial<VideoStats>;
+};
 export type VideoResult = { ok: true; packets: Packet[]; stats: VideoStats } | VideoRejection;
 
-export const reject = (code: VideoRejectionCode, message: string, stats?: Partial<VideoStats>): VideoRejection => ({
+export const reject = (
+  code: VideoRejectionCode,
+  message: string,
+  stats?: Partial<VideoStats>,
+): VideoRejection => ({
   ok: false,
   code,
   message,
@@ -49,11 +58,23 @@ export function median(values: number[]): number {
 }
 
 /** Too short, then too slow; null when both pass. */
-export function timingRejection(durationSec: number, fps: number, stats: Partial<VideoStats>): VideoRejection | null {
+export function timingRejection(
+  durationSec: number,
+  fps: number,
+  stats: Partial<VideoStats>,
+): VideoRejection | null {
   if (durationSec < VIDEO_MIN_DURATION_SEC)
-    return reject('too_short', `The video lasts ${durationSec.toFixed(1)} s; at least ${VIDEO_MIN_DURATION_SEC} s is needed.`, stats);
+    return reject(
+      'too_short',
+      `The video lasts ${durationSec.toFixed(1)} s; at least ${VIDEO_MIN_DURATION_SEC} s is needed.`,
+      stats,
+    );
   if (fps < VIDEO_MIN_FPS)
-    return reject('insufficient_frame_rate', `The video runs at ${fps.toFixed(1)} fps; at least ${VIDEO_MIN_FPS} fps is needed.`, stats);
+    return reject(
+      'insufficient_frame_rate',
+      `The video runs at ${fps.toFixed(1)} fps; at least ${VIDEO_MIN_FPS} fps is needed.`,
+      stats,
+    );
   return null;
 }
 
@@ -61,11 +82,19 @@ export function timingRejection(durationSec: number, fps: number, stats: Partial
 export function faceRejection(stats: VideoStats): VideoRejection | null {
   if (stats.facePresence < VIDEO_MIN_FACE_PRESENCE) {
     const found = (stats.facePresence * 100).toFixed(0);
-    return reject('face_not_detected', `A face was found in ${found} % of frames; at least ${VIDEO_MIN_FACE_PRESENCE * 100} % is needed.`, stats);
+    return reject(
+      'face_not_detected',
+      `A face was found in ${found} % of frames; at least ${VIDEO_MIN_FACE_PRESENCE * 100} % is needed.`,
+      stats,
+    );
   }
   if (stats.medianFaceWidthPx < VIDEO_MIN_FACE_WIDTH_PX) {
     const width = stats.medianFaceWidthPx.toFixed(0);
-    return reject('face_too_small', `The face is ${width} px wide (median); at least ${VIDEO_MIN_FACE_WIDTH_PX} px is needed.`, stats);
+    return reject(
+      'face_too_small',
+      `The face is ${width} px wide (median); at least ${VIDEO_MIN_FACE_WIDTH_PX} px is needed.`,
+      stats,
+    );
   }
   return null;
 }

@@ -12,7 +12,15 @@ import { createHumanDetector } from './human-detector.js';
 import { JpegStreamEncoder } from './jpeg-encoder.js';
 import { Packetizer } from './packetizer.js';
 import { probeVideo, type ProbeInfo } from './probe.js';
-import { faceRejection, median, reject, timingRejection, type VideoRejection, type VideoResult, type VideoStats } from './rules.js';
+import {
+  faceRejection,
+  median,
+  reject,
+  timingRejection,
+  type VideoRejection,
+  type VideoResult,
+  type VideoStats,
+} from './rules.js';
 import { FrameScheduler, largestFace, type ScheduledFrame } from './schedule.js';
 
 export type { VideoResult, VideoStats } from './rules.js';
@@ -54,23 +62,37 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   const pre = await preflight(filePath);
   if (!pre.ok) return pre;
   const { bins, info } = pre;
-  const [detector, times] = await Promise.all([opts.detector ?? createHumanDetector(), readFrameTimes(bins.ffprobe, filePath)]);
+  const [detector, times] = await Promise.all([
+    opts.detector ?? createHumanDetector(),
+    readFrameTimes(bins.ffprobe, filePath),
+  ]);
   let run: FaceRun;
   try {
     run = await followFaces(filePath, info, bins, detector, times, opts);
   } catch (err) {
-    if (err instanceof DecodeError) return reject('unsupported_media', 'The video stream could not be decoded.', baseStats(info));
+    if (err instanceof DecodeError)
+      return reject('unsupported_media', 'The video stream could not be decoded.', baseStats(info));
     throw err;
   }
   const stats = videoStats(info, run, detector.name);
   opts.onProgress?.(1);
-  return timingRejection(stats.durationSec, stats.fps, stats) ?? faceRejection(stats) ?? { ok: true, packets: run.packets, stats };
+  return (
+    timingRejection(stats.durationSec, stats.fps, stats) ??
+    faceRejection(stats) ?? { ok: true, packets: run.packets, stats }
+  );
 }
 
-const baseStats = (info: ProbeInfo): Partial<VideoStats> => ({ width: info.width, height: info.height, codec: info.codec, container: info.container });
+const baseStats = (info: ProbeInfo): Partial<VideoStats> => ({
+  width: info.width,
+  height: info.height,
+  codec: info.codec,
+  container: info.container,
+});
 
 /** Readable, supported, and long and fast enough by the container's own figures (confirmed after decoding). */
-async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPaths; info: ProbeInfo } | VideoRejection> {
+async function preflight(
+  filePath: string,
+): Promise<{ ok: true; bins: FfmpegPaths; info: ProbeInfo } | VideoRejection> {
   const st = await stat(filePath).catch(() => null);
   if (!st?.isFile()) return reject('unsupported_media', 'The video file cannot be read.');
   const bins = resolveFfmpeg();
@@ -78,7 +100,11 @@ async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPath
   if (!probed.ok) return reject('unsupported_media', probed.message);
   const { info } = probed;
   const finite = (v: number): number => (Number.isFinite(v) ? v : Infinity);
-  const early = timingRejection(finite(info.durationSec), finite(info.fps), { ...baseStats(info), durationSec: info.durationSec, fps: info.fps });
+  const early = timingRejection(finite(info.durationSec), finite(info.fps), {
+    ...baseStats(info),
+    durationSec: info.durationSec,
+    fps: info.fps,
+  });
   return early ?? { ok: true, bins, info };
 }
 
@@ -111,12 +137,19 @@ async function followFaces(
   const analysisPeriod = 1 / (opts.analysisHz ?? 4);
   const redetectSec = opts.redetectSec ?? 2;
   const nominalFps = Number.isFinite(info.fps) ? info.fps : 30;
-  const progress = progressReporter(opts.onProgress, Number.isFinite(info.frameCount) ? info.frameCount : info.durationSec * nominalFps);
+  const progress = progressReporter(
+    opts.onProgress,
+    Number.isFinite(info.frameCount) ? info.frameCount : info.durationSec * nominalFps,
+  );
   const track = {};
   const scheduler = new FrameScheduler();
   const pool = new FramePool(size.width * size.height * 3);
   const auxEncoder = opts.aux ? new JpegStreamEncoder(bins.ffmpeg, AUX_SIZE, AUX_SIZE) : null;
-  const packetizer = new Packetizer({ aux: auxEncoder, scaleBack: size.scaleBack, kalman: opts.kalman ?? VIDEO_KALMAN });
+  const packetizer = new Packetizer({
+    aux: auxEncoder,
+    scaleBack: size.scaleBack,
+    kalman: opts.kalman ?? VIDEO_KALMAN,
+  });
   const emit = (list: ScheduledFrame[]): void => {
     for (const s of list) {
       packetizer.push(s);
@@ -128,7 +161,13 @@ async function followFaces(
   let lastFaceSeen = false;
   const stamps: number[] = [];
   try {
-    for await (const frame of decodeFrames(bins.ffmpeg, file, { ...size, nominalFps, times, pool, signal: opts.signal })) {
+    for await (const frame of decodeFrames(bins.ffmpeg, file, {
+      ...size,
+      nominalFps,
+      times,
+      pool,
+      signal: opts.signal,
+    })) {
       stamps.push(frame.tSec);
       // Half a frame of slack so the analysed frames keep a steady stride (30 fps at 4 Hz: 7 or 8).
       if (frame.tSec >= nextAnalysis - 0.5 / nominalFps) {
@@ -178,7 +217,10 @@ function videoStats(info: ProbeInfo, run: FaceRun, detector: string): VideoStats
 }
 
 /** Calls `onProgress` with the decoded fraction, at most every 1 % and never 1 (sent at the end). */
-function progressReporter(onProgress: ((f: number) => void) | undefined, expectedFrames: number): (index: number) => void {
+function progressReporter(
+  onProgress: ((f: number) => void) | undefined,
+  expectedFrames: number,
+): (index: number) => void {
   let last = 0;
   return (index) => {
     if (!onProgress || !(expectedFrames > 0)) return;

@@ -36,7 +36,13 @@ describe('toEightClasses', () => {
   });
 
   it('normalizes to a distribution and gives Contempt 0 for a symmetric mouth', () => {
-    const out = toEightClasses([{ emotion: 'happy', score: 0.3 }, { emotion: 'neutral', score: 0.3 }], mesh());
+    const out = toEightClasses(
+      [
+        { emotion: 'happy', score: 0.3 },
+        { emotion: 'neutral', score: 0.3 },
+      ],
+      mesh(),
+    );
     expect(out).toEqual([0, 0, 0, 0, 0.5, 0.5, 0, 0]);
   });
 
@@ -75,7 +81,9 @@ describe('gazeFromMesh', () => {
 });
 
 describe('jpegEnd', () => {
-  const img = new Uint8Array(jpeg.encode({ data: new Uint8Array(32 * 32 * 4).fill(90), width: 32, height: 32 }, 80).data);
+  const img = new Uint8Array(
+    jpeg.encode({ data: new Uint8Array(32 * 32 * 4).fill(90), width: 32, height: 32 }, 80).data,
+  );
 
   it('finds the end of each JPEG in a stream of them', () => {
     const two = new Uint8Array(img.length * 2);
@@ -93,7 +101,9 @@ describe('packetsToFramesFile', () => {
   it('round-trips every packet type through the frames-file codec', async () => {
     const { packetsToFramesFile } = await import('../src/index.js');
     const { decodeFramesFile, encodeAuxChunks, decodePacket } = await import('@vitals/protocol');
-    const aux = encodeAuxChunks({ tMicros: 500, jpeg: new Uint8Array(9000).fill(7) }).map((c) => decodePacket(c));
+    const aux = encodeAuxChunks({ tMicros: 500, jpeg: new Uint8Array(9000).fill(7) }).map((c) =>
+      decodePacket(c),
+    );
     const packets = [
       { type: 1 as const, seq: 3, tMicros: 100, flags: 0, pixels: new Uint8Array(3888).fill(9) },
       { type: 2 as const, tMicros: 200, faceWidthRatio: 0.25, meanBrightness: 0.5, motionScore: 0 },

@@ -20,7 +20,8 @@ afterAll(() => tmp.cleanup());
 const at = (name: string): string => path.join(tmp.dir, name);
 const FACE: [number, number, number, number] = [100, 50, 120, 140];
 
-const ofType = <T extends Packet>(packets: Packet[], type: T['type']): T[] => packets.filter((p) => p.type === type) as T[];
+const ofType = <T extends Packet>(packets: Packet[], type: T['type']): T[] =>
+  packets.filter((p) => p.type === type) as T[];
 
 function ok(r: VideoResult): Extract<VideoResult, { ok: true }> {
   if (!r.ok) throw new Error(`expected ok, got ${r.code}: ${r.message}`);
@@ -36,7 +37,13 @@ describe('a 21 s 25 fps clip with one drawn face', () => {
   });
 
   it('reports the video as decoded', () => {
-    expect(r.stats).toMatchObject({ width: 320, height: 240, codec: 'h264', container: 'mp4', framesDecoded: 525 });
+    expect(r.stats).toMatchObject({
+      width: 320,
+      height: 240,
+      codec: 'h264',
+      container: 'mp4',
+      framesDecoded: 525,
+    });
     expect(r.stats.durationSec).toBeCloseTo(21, 1);
     expect(r.stats.fps).toBeCloseTo(25, 1);
     expect(r.stats.facePresence).toBe(1);
@@ -58,7 +65,11 @@ describe('a 21 s 25 fps clip with one drawn face', () => {
   it('crops the face box without padding: the crop is the skin colour', () => {
     const c = ofType<FaceCropPacket>(r.packets, 1)[300];
     let err = 0;
-    for (let i = 0; i < c.pixels.length; i += 3) err += Math.abs(c.pixels[i] - SKIN[0]) + Math.abs(c.pixels[i + 1] - SKIN[1]) + Math.abs(c.pixels[i + 2] - SKIN[2]);
+    for (let i = 0; i < c.pixels.length; i += 3)
+      err +=
+        Math.abs(c.pixels[i] - SKIN[0]) +
+        Math.abs(c.pixels[i + 1] - SKIN[1]) +
+        Math.abs(c.pixels[i + 2] - SKIN[2]);
     expect(err / (c.pixels.length / 3)).toBeLessThan(25);
   });
 
@@ -96,8 +107,22 @@ describe('stream details', () => {
       seconds: 22,
       fps: 30,
       faces: [FACE],
-      filter: "select='lt(t,10)+gte(t,10)*gt(mod(n,3),0)',settb=1/600,setpts='if(lt(N,300),N/30,10+(N-300)/20)/TB'",
-      codecArgs: ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-vsync', 'vfr', '-enc_time_base', '1/600', '-video_track_timescale', '600'],
+      filter:
+        "select='lt(t,10)+gte(t,10)*gt(mod(n,3),0)',settb=1/600,setpts='if(lt(N,300),N/30,10+(N-300)/20)/TB'",
+      codecArgs: [
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-pix_fmt',
+        'yuv420p',
+        '-vsync',
+        'vfr',
+        '-enc_time_base',
+        '1/600',
+        '-video_track_timescale',
+        '600',
+      ],
     });
     const r = ok(await videoToPackets(file, { detector: skinDetector }));
     const t = ofType<FaceCropPacket>(r.packets, 1).map((c) => c.tMicros);
@@ -133,7 +158,9 @@ describe('stream details', () => {
     for (const c of chunks) frames.set(c.tMicros, [...(frames.get(c.tMicros) ?? []), c]);
     expect(frames.size).toBeGreaterThanOrEqual(41);
     const first = [...frames.values()][3];
-    expect(first.every((c) => c.byteLength + 20 <= 8192 && c.width === AUX_SIZE && c.height === AUX_SIZE)).toBe(true);
+    expect(
+      first.every((c) => c.byteLength + 20 <= 8192 && c.width === AUX_SIZE && c.height === AUX_SIZE),
+    ).toBe(true);
     const bytes = Buffer.concat(first.sort((a, b) => a.chunkIndex - b.chunkIndex).map((c) => c.payload));
     const img = jpeg.decode(bytes, { useTArray: true });
     expect([img.width, img.height]).toEqual([448, 448]);
@@ -142,7 +169,11 @@ describe('stream details', () => {
   it('abort kills the decode and rejects', async () => {
     const file = await makeClip(at('abort.mp4'), { seconds: 21, fps: 25, faces: [FACE] });
     const ac = new AbortController();
-    const p = videoToPackets(file, { detector: skinDetector, onProgress: (f) => f > 0.2 && ac.abort(new Error('stop')) , signal: ac.signal });
+    const p = videoToPackets(file, {
+      detector: skinDetector,
+      onProgress: (f) => f > 0.2 && ac.abort(new Error('stop')),
+      signal: ac.signal,
+    });
     await expect(p).rejects.toThrow('stop');
   });
 });
@@ -169,7 +200,9 @@ describe('telemetry from landmarks', () => {
     expect(tele.length).toBeGreaterThanOrEqual(80); // 4 Hz over 21 s
     const s = tele[10].slots;
     expect([s[3], s[4], s[5]]).toEqual([Math.round((120 / 180) * 255), 0, 128]);
-    expect(s[6]).toBe(Math.round((r.packets.find((p): p is QualityPacket => p.type === 2)!.faceWidthRatio) * 255));
+    expect(s[6]).toBe(
+      Math.round(r.packets.find((p): p is QualityPacket => p.type === 2)!.faceWidthRatio * 255),
+    );
     expect(Array.from(s.subarray(TELEMETRY_USED_SLOTS)).every((v) => v === 0)).toBe(true);
   });
 });

@@ -19,7 +19,9 @@ const at = (name: string): string => path.join(tmp.dir, name);
 function auxJpegs(packets: Packet[]): Uint8Array[] {
   const byT = new Map<number, AuxChunkPacket[]>();
   for (const p of packets) if (p.type === 4) byT.set(p.tMicros, [...(byT.get(p.tMicros) ?? []), p]);
-  return [...byT.values()].map((cs) => Buffer.concat(cs.sort((a, b) => a.chunkIndex - b.chunkIndex).map((c) => c.payload)));
+  return [...byT.values()].map((cs) =>
+    Buffer.concat(cs.sort((a, b) => a.chunkIndex - b.chunkIndex).map((c) => c.payload)),
+  );
 }
 
 describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
@@ -39,9 +41,12 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
 
   it('telemetry says: eyes open, mouth closed, head roughly frontal', () => {
     if (!r.ok) throw new Error(r.code);
-    const tele = r.packets.filter((p): p is TelemetryPacket => p.type === 3).map((p) => dequantizeTelemetry(p.slots));
+    const tele = r.packets
+      .filter((p): p is TelemetryPacket => p.type === 3)
+      .map((p) => dequantizeTelemetry(p.slots));
     expect(tele.length).toBeGreaterThan(75);
-    const mid = (k: keyof (typeof tele)[0]): number => tele.map((t) => t[k]).sort((a, b) => a - b)[tele.length >> 1];
+    const mid = (k: keyof (typeof tele)[0]): number =>
+      tele.map((t) => t[k]).sort((a, b) => a - b)[tele.length >> 1];
     expect(mid('leftEyeOpenness')).toBeGreaterThan(0.3);
     expect(mid('rightEyeOpenness')).toBeGreaterThan(0.3);
     expect(mid('jawOpenness')).toBeLessThan(0.3);
@@ -74,7 +79,10 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
 describe('aux analyzer without a face', () => {
   it('returns nothing for a blank image or bytes that are not a JPEG', async () => {
     const analyzer = await createAuxAnalyzer();
-    const grey = jpeg.encode({ data: new Uint8Array(448 * 448 * 4).fill(128), width: 448, height: 448 }, 80).data;
+    const grey = jpeg.encode(
+      { data: new Uint8Array(448 * 448 * 4).fill(128), width: 448, height: 448 },
+      80,
+    ).data;
     expect(await analyzer.analyze(new Uint8Array(grey))).toEqual({});
     expect(await analyzer.analyze(new Uint8Array([1, 2, 3]))).toEqual({});
   }, 30_000);

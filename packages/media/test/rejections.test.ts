@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { videoToPackets } from '../src/index.js';
+import { videoToPackets, type VideoStats } from '../src/index.js';
+import { faceRejection, timingRejection } from '../src/rules.js';
 import { makeClip, skinDetector, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -19,7 +20,12 @@ describe('unsupported_media', () => {
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919 + 13) & 0xff;
     writeFileSync(at('garbage.mp4'), bytes);
     writeFileSync(at('text.webm'), 'this is not a video\n'.repeat(100));
-    await makeClip(at('mpeg4.mp4'), { seconds: 21, fps: 25, faces: [FACE], codecArgs: ['-c:v', 'mpeg4', '-q:v', '5'] });
+    await makeClip(at('mpeg4.mp4'), {
+      seconds: 21,
+      fps: 25,
+      faces: [FACE],
+      codecArgs: ['-c:v', 'mpeg4', '-q:v', '5'],
+    });
     await makeClip(at('h264.mkv'), { seconds: 21, fps: 25, faces: [FACE] });
     await makeClip(at('mjpeg.avi'), { seconds: 21, fps: 25, faces: [FACE], codecArgs: ['-c:v', 'mjpeg'] });
     await makeClip(at('still.png'), { seconds: 1, fps: 1, codecArgs: ['-frames:v', '1'] });
@@ -42,29 +48,44 @@ describe('unsupported_media', () => {
 
 describe('timing rules', () => {
   it('too_short: under 20 s', async () => {
-    const r = await videoToPackets(await makeClip(at('short.mp4'), { seconds: 5, fps: 30, faces: [FACE] }), { detector: skinDetector });
+    const r = await videoToPackets(await makeClip(at('short.mp4'), { seconds: 5, fps: 30, faces: [FACE] }), {
+      detector: skinDetector,
+    });
     expect(r).toMatchObject({ ok: false, code: 'too_short' });
   });
 
   it('insufficient_frame_rate: 15 fps', async () => {
-    const r = await videoToPackets(await makeClip(at('15fps.mp4'), { seconds: 22, fps: 15, faces: [FACE] }), { detector: skinDetector });
+    const r = await videoToPackets(await makeClip(at('15fps.mp4'), { seconds: 22, fps: 15, faces: [FACE] }), {
+      detector: skinDetector,
+    });
     expect(r).toMatchObject({ ok: false, code: 'insufficient_frame_rate' });
   });
 
   it('too short and too slow names too_short (order)', async () => {
-    const r = await videoToPackets(await makeClip(at('short15.mp4'), { seconds: 6, fps: 15, faces: [FACE] }), { detector: skinDetector });
+    const r = await videoToPackets(
+      await makeClip(at('short15.mp4'), { seconds: 6, fps: 15, faces: [FACE] }),
+      { detector: skinDetector },
+    );
     expect(r).toMatchObject({ ok: false, code: 'too_short' });
   });
 
   it('a real 20.0 s clip at exactly 20 fps passes both', async () => {
-    const r = await videoToPackets(await makeClip(at('edge.mp4'), { seconds: 20, fps: 20, faces: [FACE] }), { detector: skinDetector });
+    const r = await videoToPackets(await makeClip(at('edge.mp4'), { seconds: 20, fps: 20, faces: [FACE] }), {
+      detector: skinDetector,
+    });
     expect(r.ok).toBe(true);
   });
 });
 
 describe('face rules', () => {
   it('face_not_detected with the real detector: a test pattern has no face', async () => {
-    const file = await makeClip(at('noface.mp4'), { seconds: 21, fps: 20, width: 256, height: 192, background: 'testsrc' });
+    const file = await makeClip(at('noface.mp4'), {
+      seconds: 21,
+      fps: 20,
+      width: 256,
+      height: 192,
+      background: 'testsrc',
+    });
     const r = await videoToPackets(file);
     expect(r).toMatchObject({ ok: false, code: 'face_not_detected' });
     if (!r.ok) expect(r.stats?.framesWithFace).toBe(0);
@@ -90,8 +111,16 @@ describe('face rules', () => {
   });
 
   it('small and mostly absent names face_not_detected (order)', async () => {
-    const file = await makeClip(at('smallpartial.mp4'), { seconds: 21, fps: 25, faces: [[140, 80, 60, 70]], faceShare: 0.5 });
-    expect(await videoToPackets(file, { detector: skinDetector })).toMatchObject({ ok: false, code: 'face_not_detected' });
+    const file = await makeClip(at('smallpartial.mp4'), {
+      seconds: 21,
+      fps: 25,
+      faces: [[140, 80, 60, 70]],
+      faceShare: 0.5,
+    });
+    expect(await videoToPackets(file, { detector: skinDetector })).toMatchObject({
+      ok: false,
+      code: 'face_not_detected',
+    });
   });
 
   it('a low-bitrate recording is not a rejection', async () => {
@@ -102,5 +131,35 @@ describe('face rules', () => {
       codecArgs: ['-c:v', 'libx264', '-b:v', '40k', '-pix_fmt', 'yuv420p'],
     });
     expect((await videoToPackets(file, { detector: skinDetector })).ok).toBe(true);
+  });
+});
+
+describe('rule order on the figures alone (rules.ts)', () => {
+  const stats = (o: Partial<VideoStats>): VideoStats => ({
+    durationSec: 30,
+    fps: 30,
+    width: 640,
+    height: 480,
+    codec: 'h264',
+    container: 'mp4',
+    framesDecoded: 900,
+    framesWithFace: 900,
+    facePresence: 1,
+    medianFaceWidthPx: 150,
+    multipleFaces: false,
+    maxFacesSeen: 1,
+    detector: 't',
+    ...o,
+  });
+  it.each([
+    [{ durationSec: 19.9, fps: 10, facePresence: 0, medianFaceWidthPx: 0 }, 'too_short'],
+    [{ fps: 19.9, facePresence: 0, medianFaceWidthPx: 0 }, 'insufficient_frame_rate'],
+    [{ facePresence: 0.69, medianFaceWidthPx: 50 }, 'face_not_detected'],
+    [{ facePresence: 0.7, medianFaceWidthPx: 99.9 }, 'face_too_small'],
+    [{ durationSec: 20, fps: 20, facePresence: 0.7, medianFaceWidthPx: 100 }, null],
+  ] as [Partial<VideoStats>, string | null][])('%o → %s', (o, code) => {
+    const s = stats(o);
+    const r = timingRejection(s.durationSec, s.fps, s) ?? faceRejection(s);
+    expect(r?.code ?? null).toBe(code);
   });
 });

@@ -131,7 +131,7 @@ export async function run(): Promise<string> {
     '| measure | value | target |',
     '| --- | --- | --- |',
     `| CPU time of the processing, node + ffmpeg (excl. start-up and model load, ${f(c.initCpuSec)} s CPU) | ${f(processingCpu)} s | < 15 s: ${pass(processingCpu < 15)} |`,
-    `| wall time of \`videoToPackets\` pinned to one core (machine load average ${f(load)} at the end) | ${f(c.pipelineSec)} s | < 15 s: ${load < 1 ? pass(c.pipelineSec < 15) : 'not judged (other processes shared the core)'} |`,
+    `| wall time of \`videoToPackets\` pinned to one core (machine load average ${f(load)} at the end) | ${f(c.pipelineSec)} s | < 15 s: ${c.pipelineSec < 15 || load < 1 ? pass(c.pipelineSec < 15) : 'not judged (other processes shared the core)'} |`,
     `| node CPU in the pipeline / ffmpeg CPU | ${f(c.nodeCpuSec)} s / ${f(child.cpu - c.initCpuSec - c.nodeCpuSec)} s | |`,
     `| ffmpeg decode only (\`-f null\`, 1 thread), CPU | ${f(decode.cpu)} s | |`,
     `| ffmpeg decode + RGB conversion (what the pipeline reads), CPU | ${f(decodeRgb.cpu)} s | |`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { estimateOffline, generatePhantom, StreamingEstimator } from '@vitals/engine';
 import { chanceShare, sqiAt } from '../src/rate/hr-spectrum.js';
 import { powerSpectrum } from '../src/dsp/spectrum.js';
+import { minPublishSqi } from '../src/quality/quality.js';
 
 describe('frame rates too low to resolve the heart-rate band', () => {
   it.each([1, 2, 4, 5])('degrades to poor at %i fps (streaming and offline), never throws', (fps) => {
@@ -47,5 +48,22 @@ describe('SQI chance level', () => {
       expect(sqis[190]).toBeLessThan(0.45); // 95th percentile
     }
     expect(chanceShare(1.8, 10)).toBeGreaterThan(0.25);
+  });
+});
+
+describe('quality gate against pulse-less captures', () => {
+  it('publishes nothing for short captures without a pulse (the median SQI of few windows is noisy)', () => {
+    for (let k = 0; k < 8; k++) {
+      const o = k % 2 ? { pureNoise: true } : { pulseAmplitude: 0 };
+      const { packets } = generatePhantom({ durationSec: k < 4 ? 20 : 30, ...o, seed: 2300 + k });
+      const m = estimateOffline(packets);
+      expect(m.quality.usable).toBe(false);
+      expect(m.cardiac.heartRate).toBeNull();
+    }
+  });
+
+  it('the null threshold falls with capture length', () => {
+    expect(minPublishSqi(20)).toBeGreaterThan(minPublishSqi(60));
+    expect(minPublishSqi(60)).toBeGreaterThan(0.2);
   });
 });

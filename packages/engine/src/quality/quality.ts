@@ -4,6 +4,9 @@
 // of the crop looked like skin. Rule (docs/engine.md): score = 0.5·s1 + 0.35·s2 + 0.15·s3 with
 // s1 = (median SQI − 0.2)/0.4, s2 = share of windows with SQI > 0.38, s3 = (median skin share −
 // 0.1)/0.3, each clipped to 0..1; good ≥ 0.65, fair ≥ 0.4, else poor; under 10 s is poor.
+// Calibration: a capture is published (fair at least) exactly when its median SQI passes a null
+// test against pulse-less captures of the same length (minPublishSqi), so the level is not poor
+// for a weak but real pulse on a long capture and never fair for a short capture of noise.
 import { HR_EVENT_MIN_SQI } from '@vitals/protocol';
 
 export type QualityLevel = 'good' | 'fair' | 'poor';
@@ -20,17 +23,82 @@ export interface QualityAssessment {
 
 const clip01 = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
 
+/** Analysis window and step of the per-window SQI (track-heart-rate.ts: 10 s windows). */
+const WINDOW_SEC = 10;
+/**
+ * Upper tail of the window SQI when there is no pulse, P(sqi > t): measured on the engine itself
+ * (660 windows, one per 5 s, of 60 pulse-less phantom captures: face without pulse at four noise
+ * levels and pure noise; quantiles p75 0.17, p90 0.30, p95 0.39, p99 0.51), fitted above p75 by
+ * an exponential tail 0.25·exp(−8.5·(t − 0.17)).
+ */
+function nullWindowTail(t: number): number {
+  if (t <= 0.17) return Math.min(1, 0.25 + (0.17 - t) * 4.4); // ≈ linear to p50 at 0.04 (not used near the threshold)
+  return 0.25 * Math.exp(-8.5 * (t - 0.17));
+}
+
+/** P(at least k of m independent windows exceed a level each exceeds with probability p). */
+function binomialTail(m: number, k: number, p: number): number {
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  const lp = Math.log(p);
+  const lq = Math.log1p(-p);
+  let logC = 0; // log C(m, j), built up from j = 0
+  let sum = 0;
+  for (let j = 0; j <= m; j++) {
+    if (j > 0) logC += Math.log((m - j + 1) / j);
+    if (j >= k) sum += Math.exp(logC + j * lp + (m - j) * lq);
+  }
+  return Math.min(1, sum);
+}
+
+/** Accepted chance that a pulse-less capture is published. */
+const NULL_FALSE_PUBLISH = 1e-3;
+
+/**
+ * Smallest median window SQI a capture needs before anything is published: the level a pulse-less
+ * capture's median exceeds with probability 0.1 %. Windows 10 s long overlapping by more than half
+ * are counted as one independent window per 5 s (M); the median exceeds t when more than half of
+ * them do (binomial tail with the null window tail above). 60 s: 0.25; 30 s: 0.37; 20 s: 0.48;
+ * 15 s: 0.65; 10 s: 0.82. Checked on pulse-less phantom captures (docs/accuracy.md, gate calibration).
+ */
+export function minPublishSqi(durationSec: number): number {
+  const m = Math.max(1, Math.min(401, (durationSec - WINDOW_SEC) / (WINDOW_SEC / 2) + 1));
+  // Exact for an odd number of windows (the median is one of them); linear in between, so the
+  // threshold falls monotonically with the capture's length.
+  const lo = 2 * Math.floor((m - 1) / 2) + 1;
+  const tLo = thresholdForOdd(lo);
+  if (m <= lo) return tLo;
+  const tHi = thresholdForOdd(lo + 2);
+  return tLo + ((m - lo) / 2) * (tHi - tLo);
+}
+
+function thresholdForOdd(m: number): number {
+  const k = (m + 1) / 2;
+  let lo = 0;
+  let hi = 1;
+  for (let it = 0; it < 40; it++) {
+    const mid = 0.5 * (lo + hi);
+    if (binomialTail(m, k, nullWindowTail(mid)) > NULL_FALSE_PUBLISH) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 export function assessQuality(windowSqi: ArrayLike<number>, medianSkinFraction: number, durationSec: number): QualityAssessment {
   const n = windowSqi.length;
   if (n === 0 || durationSec < MIN_DURATION_SEC) return { level: 'poor', score: 0, usable: false };
   const sorted = Float64Array.from(windowSqi as ArrayLike<number>).sort();
   const med = sorted[n >> 1];
+  // The null test decides whether a pulse is there at all; the score then grades it.
+  const pulsePresent = med >= minPublishSqi(durationSec);
   let above = 0;
   for (let i = 0; i < n; i++) if (windowSqi[i] > HR_EVENT_MIN_SQI) above++;
   const s1 = clip01((med - 0.2) / 0.4);
   const s2 = above / n;
   const s3 = clip01((medianSkinFraction - 0.1) / 0.3);
-  const score = clip01(0.5 * s1 + 0.35 * s2 + 0.15 * s3);
-  const level: QualityLevel = score >= QUALITY_GOOD ? 'good' : score >= QUALITY_FAIR ? 'fair' : 'poor';
-  return { level, score, usable: level !== 'poor' };
+  const raw = clip01(0.5 * s1 + 0.35 * s2 + 0.15 * s3);
+  if (!pulsePresent) return { level: 'poor', score: Math.min(raw, QUALITY_FAIR - 0.01), usable: false };
+  const score = Math.max(raw, QUALITY_FAIR);
+  const level: QualityLevel = score >= QUALITY_GOOD ? 'good' : 'fair';
+  return { level, score, usable: true };
 }

@@ -76,15 +76,44 @@ function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: numbe
   if (starts[starts.length - 1] + len < n) starts.push(n - len);
   for (const st of starts) {
     const end = st + len;
-    const xtx = new Array<number>(9).fill(0);
-    const xty = [new Array<number>(3).fill(0), new Array<number>(3).fill(0), new Array<number>(3).fill(0)];
+    // Normal equations with scalar accumulators (each sum runs over i in order, as before).
+    const x0 = x[0];
+    const x1 = x[1];
+    const x2 = x[2];
+    const s0 = s[0];
+    const s1 = s[1];
+    const s2 = s[2];
+    let a00 = 0, a01 = 0, a02 = 0, a11 = 0, a12 = 0, a22 = 0; // prettier-ignore
+    let y00 = 0, y01 = 0, y02 = 0, y10 = 0, y11 = 0, y12 = 0, y20 = 0, y21 = 0, y22 = 0; // prettier-ignore
     for (let i = st; i < end; i++) {
-      for (let a = 0; a < 3; a++) {
-        const xa = x[a][i];
-        for (let b = 0; b < 3; b++) xtx[3 * a + b] += xa * x[b][i];
-        for (let c = 0; c < 3; c++) xty[c][a] += xa * s[c][i];
-      }
+      const u0 = x0[i];
+      const u1 = x1[i];
+      const u2 = x2[i];
+      const v0 = s0[i];
+      const v1 = s1[i];
+      const v2 = s2[i];
+      a00 += u0 * u0;
+      a01 += u0 * u1;
+      a02 += u0 * u2;
+      a11 += u1 * u1;
+      a12 += u1 * u2;
+      a22 += u2 * u2;
+      y00 += u0 * v0;
+      y01 += u1 * v0;
+      y02 += u2 * v0;
+      y10 += u0 * v1;
+      y11 += u1 * v1;
+      y12 += u2 * v1;
+      y20 += u0 * v2;
+      y21 += u1 * v2;
+      y22 += u2 * v2;
     }
+    const xtx = [a00, a01, a02, a01, a11, a12, a02, a12, a22];
+    const xty = [
+      [y00, y01, y02],
+      [y10, y11, y12],
+      [y20, y21, y22],
+    ];
     const ridge = RIDGE * (xtx[0] + xtx[4] + xtx[8]) + 1e-15;
     xtx[0] += ridge;
     xtx[4] += ridge;
@@ -96,24 +125,34 @@ function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: numbe
     const dof = Math.max(6, 2 * (band.highHz - band.lowHz) * (len / sampleRateHz));
     const chance = 3 / dof;
     for (let c = 0; c < 3; c++) {
+      const sc = s[c];
+      const b0 = beta[c][0];
+      const b1 = beta[c][1];
+      const b2 = beta[c][2];
       let ss = 0;
       let fitSs = 0;
       for (let i = st; i < end; i++) {
-        const fit = beta[c][0] * x[0][i] + beta[c][1] * x[1][i] + beta[c][2] * x[2][i];
-        ss += s[c][i] * s[c][i];
+        const fit = b0 * x0[i] + b1 * x1[i] + b2 * x2[i];
+        ss += sc[i] * sc[i];
         fitSs += fit * fit;
       }
       const r2 = ss > 0 ? Math.min(1, fitSs / ss) : 0;
       const shrink = r2 > chance ? 1 - chance / r2 : 0;
       for (let k = 0; k < 3; k++) beta[c][k] *= shrink;
     }
+    const [p0, p1, p2] = beta;
+    const o0 = out[0];
+    const o1 = out[1];
+    const o2 = out[2];
     for (let i = st; i < end; i++) {
       const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * (i - st + 0.5)) / len);
       wsum[i] += w;
-      for (let c = 0; c < 3; c++) {
-        const fit = beta[c][0] * x[0][i] + beta[c][1] * x[1][i] + beta[c][2] * x[2][i];
-        out[c][i] += w * (s[c][i] - fit);
-      }
+      const u0 = x0[i];
+      const u1 = x1[i];
+      const u2 = x2[i];
+      o0[i] += w * (s0[i] - (p0[0] * u0 + p0[1] * u1 + p0[2] * u2));
+      o1[i] += w * (s1[i] - (p1[0] * u0 + p1[1] * u1 + p1[2] * u2));
+      o2[i] += w * (s2[i] - (p2[0] * u0 + p2[1] * u1 + p2[2] * u2));
     }
   }
   for (let c = 0; c < 3; c++) for (let i = 0; i < n; i++) out[c][i] = (wsum[i] > 1e-9 ? out[c][i] / wsum[i] : s[c][i]) + 1;

@@ -48,7 +48,8 @@ export async function openTestDatabase(): Promise<{ db: DbHandle; dataDir: strin
       db,
       dataDir,
       async cleanup() {
-        await db.close();
+        // closeContext may have closed it already; a second close throws, and must not skip the drop.
+        await db.close().catch(() => undefined);
         const a = openDatabase({ databaseUrl: url, poolSize: 1 });
         await a.db.schema.dropSchema(schema).cascade().execute();
         await a.close();
@@ -61,7 +62,7 @@ export async function openTestDatabase(): Promise<{ db: DbHandle; dataDir: strin
     db,
     dataDir,
     async cleanup() {
-      await db.close();
+      await db.close().catch(() => undefined);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

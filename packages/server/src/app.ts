@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import { isErrorCode, newRequestId, ERROR_STATUS } from '@vitals/protocol';
 import { ApiError } from './errors.js';
 import { schemaCompiler } from './validation.js';
+import { parseUntrustedJson } from './json.js';
 import { SignatureLayer } from './auth/signature.js';
 import type { AppContext } from './context.js';
 import { measurementRoutes } from './routes/measurements.js';
@@ -135,9 +136,9 @@ async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<voi
   const type = String(req.headers['content-type'] ?? '');
   if (!type.includes('json')) throw new ApiError('validation_error', 'body must be application/json');
   try {
-    req.body = JSON.parse(raw.toString('utf8'));
+    req.body = parseUntrustedJson(raw.toString('utf8'));
   } catch {
-    throw new ApiError('validation_error', 'body is not valid JSON');
+    throw new ApiError('validation_error', 'body is not valid JSON (or carries a __proto__ / constructor.prototype key)');
   }
 }
 

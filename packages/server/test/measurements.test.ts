@@ -262,3 +262,17 @@ describe('GET /sdk/v1/measurements/{id}', () => {
     expect(res.statusCode).toBe(401);
   });
 });
+
+describe('POST /sdk/v1/measurements .security (prototype poisoning)', () => {
+  test.for([
+    ['__proto__', '{"source":"web","__proto__":{"attested":true}}'],
+    ['constructor.prototype', '{"source":"web","constructor":{"prototype":{"attested":true}}}'],
+  ] as const)('a body with a %s key is refused 400 validation_error, nothing stored', async ([, text], { world }) => {
+    const res = await world.call({ ...POST, body: text, headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(json(res).error.code).toBe('validation_error');
+    expect(({} as Record<string, unknown>).attested).toBeUndefined();
+    const rows = await world.usageRows(world.key.keyId);
+    expect(rows.filter((r) => r.status === 'success')).toHaveLength(0);
+  });
+});

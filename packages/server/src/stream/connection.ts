@@ -7,6 +7,7 @@
  * Error events: `fatal: true` means the session ends without a measurement and the socket closes;
  * `fatal: false` (insufficient_signal, duration_exceeded) means a `final` follows.
  */
+import { parseUntrustedJson } from '../json.js';
 import type { WebSocket } from 'ws';
 import {
   HR_EVENT_MIN_SQI,
@@ -121,7 +122,7 @@ export class StreamConnection implements Drainable {
   private onText(data: Buffer): void {
     let msg: any;
     try {
-      msg = JSON.parse(data.toString('utf8'));
+      msg = parseUntrustedJson(data.toString('utf8'));
     } catch {
       this.fatal('protocol_error', 'control message is not valid JSON', CLOSE.protocol);
       return;

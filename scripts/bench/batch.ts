@@ -85,7 +85,7 @@ export async function run(): Promise<string> {
     const ids: string[] = [];
     for (let i = 0; i < JOBS; i++) {
       const up = (await signed('POST', '/sdk/v1/cloud/uploads/presign', { kind: 'frames' })).data;
-      const put = await fetch(up.uploadUrl, { method: 'PUT', headers: { 'content-type': up.contentType }, body: file });
+      const put = await fetch(up.uploadUrl, { method: 'PUT', headers: { 'content-type': up.contentType }, body: file as unknown as BodyInit });
       if (put.status !== 200) throw new Error(`PUT ${put.status}`);
       const job = await signed('POST', '/sdk/v1/cloud/jobs', { objectKey: up.objectKey, kind: 'frames', sha256: sha, idempotencyKey: `bench-${Date.now()}-${i}`, consent: true, features: ['hrv', 'bp', 'spo2'] });
       ids.push(job.data.jobId);

@@ -65,12 +65,13 @@ export async function signWithSecretHash(secretSha256Hex: string, canonical: str
   return hmacBase64(secretSha256Hex, canonical);
 }
 
-export interface SignedHeaders {
+// A type alias (not an interface) so it is assignable to plain header records.
+export type SignedHeaders = {
   'x-key-id': string;
   'x-timestamp': string;
   'x-nonce': string;
   'x-signature': string;
-}
+};
 
 export interface SignRequestInput {
   keyId: string;

@@ -127,7 +127,7 @@ test('per-job and organization deliveries over HTTPS, the redirect refusal, rota
 
   const bytes = phantomFramesFile({ durationSec: 20 });
   const up = (await signedFetch(key, 'POST', '/sdk/v1/cloud/uploads/presign', { kind: 'frames' })).body.data;
-  const put = await fetch(up.uploadUrl, { method: 'PUT', headers: { 'content-type': up.contentType }, body: bytes });
+  const put = await fetch(up.uploadUrl, { method: 'PUT', headers: { 'content-type': up.contentType }, body: bytes as unknown as BodyInit });
   expect(put.status).toBe(200);
   const created = await signedFetch(key, 'POST', '/sdk/v1/cloud/jobs', {
     objectKey: up.objectKey,

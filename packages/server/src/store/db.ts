@@ -51,8 +51,37 @@ export function openDatabase(opts: OpenOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query afresh, and preparing is about a quarter of a signed call's cost on
+ * SQLite (docs/benchmarks.md, API). better-sqlite3 statements are reusable and Kysely runs them
+ * synchronously one at a time, so the same SQL text can share one prepared statement. The cache is
+ * bounded (queries with `in (...)` lists of varying length produce many texts).
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 256): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (sql: string): SQLite.Statement => {
+    let stmt = cache.get(sql);
+    if (stmt) {
+      cache.delete(sql);
+      cache.set(sql, stmt); // most recently used last
+      return stmt;
+    }
+    stmt = sqlite.prepare(sql);
+    cache.set(sql, stmt);
+    if (cache.size > max) cache.delete(cache.keys().next().value as string);
+    return stmt;
+  };
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop === 'prepare') return prepare;
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
 }
 
 /**

@@ -29,6 +29,12 @@ export class FsObjectStore implements ObjectStore {
     const hash = createHash('sha256');
     let size = 0;
     const out = fs.createWriteStream(tmp, { flags: 'wx' });
+    // A listener for the stream's whole life: a write still in flight when the upload is cut short
+    // (size cap, client gone) fails after destroy(), and an unheard 'error' would crash the process.
+    let streamError: Error | null = null;
+    out.on('error', (err) => {
+      streamError ??= err;
+    });
     try {
       for await (const chunk of body) {
         const buf = chunk as Uint8Array;
@@ -36,6 +42,7 @@ export class FsObjectStore implements ObjectStore {
         if (size > opts.maxBytes) throw new ObjectTooLargeError(opts.maxBytes);
         hash.update(buf);
         if (!out.write(buf)) await once(out, 'drain');
+        if (streamError) throw streamError;
       }
       await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
       const sha256 = hash.digest('hex');
@@ -44,7 +51,11 @@ export class FsObjectStore implements ObjectStore {
       await fsp.rename(tmp, final);
       return { size, sha256, storedAt: Date.now() };
     } catch (err) {
-      out.destroy();
+      if (!out.closed) {
+        const closed = once(out, 'close').catch(() => undefined);
+        out.destroy();
+        await closed;
+      }
       await fsp.rm(tmp, { force: true });
       await fsp.rm(`${tmp}.sha256`, { force: true });
       throw err;

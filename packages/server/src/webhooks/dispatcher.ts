@@ -3,7 +3,7 @@
  * job's current state, check the target at this attempt, send, journal the attempt, then either
  * finish or schedule the next one (exponential backoff: base * 4^(n-1)). Up to 3 attempts.
  */
-import { JOB_WEBHOOK_ATTEMPTS, newDeliveryId, WEBHOOK_ATTEMPT_TIMEOUT_MS, type CloudJob } from '@vitals/protocol';
+import { newDeliveryId, WEBHOOK_ATTEMPT_TIMEOUT_MS, type CloudJob } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import type { BatchRuntime } from '../batch/runtime.js';
 import { jobToWire } from '../domain/jobs.js';
@@ -11,7 +11,7 @@ import { getJob } from '../store/jobs.js';
 import { getKey } from '../store/orgs-keys.js';
 import { attemptDelivery, type AttemptResult } from './deliver.js';
 import { checkWebhookUrl, parseAllowList } from './ssrf.js';
-import { claimDelivery, dueDeliveries, getDelivery, getEndpoint, insertDelivery, type DeliveryRow } from './journal.js';
+import { claimDelivery, dueDeliveries, getDelivery, getEndpoint, insertDelivery, pendingAttemptState, type DeliveryRow } from './journal.js';
 import { endpointDelivery, jobDelivery, TEST_EVENT, type SignedBody } from './events.js';
 
 const CLAIM_MS = WEBHOOK_ATTEMPT_TIMEOUT_MS * 3;
@@ -112,18 +112,9 @@ export async function redeliver(ctx: AppContext, deliveryId: string): Promise<st
   const id = newDeliveryId();
   await insertDelivery(ctx.db.db, {
     ...d,
+    ...pendingAttemptState(now),
     id,
-    status: 'pending',
-    attempts: 0,
-    max_attempts: JOB_WEBHOOK_ATTEMPTS,
-    next_attempt_at: now,
-    lease_until: null,
-    last_status_code: null,
-    last_error: null,
-    last_response_ms: null,
     redelivery_of: d.id,
-    created_at: now,
-    updated_at: now,
   });
   return id;
 }
@@ -143,17 +134,8 @@ export async function journalTest(ctx: AppContext, endpointId: string): Promise<
     job_id: null,
     event: TEST_EVENT,
     url: ep.url,
-    status: 'pending',
-    attempts: 0,
-    max_attempts: JOB_WEBHOOK_ATTEMPTS,
-    next_attempt_at: now,
-    lease_until: null,
-    last_status_code: null,
-    last_error: null,
-    last_response_ms: null,
+    ...pendingAttemptState(now),
     redelivery_of: null,
-    created_at: now,
-    updated_at: now,
   });
   return id;
 }

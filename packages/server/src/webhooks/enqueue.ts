@@ -3,10 +3,10 @@
  * `webhookUrl` if it has one, and one per active endpoint of its organization. Rows are due at once;
  * the workers send them (dispatcher.ts), so a delivery survives a restart.
  */
-import { JOB_WEBHOOK_ATTEMPTS, newDeliveryId } from '@vitals/protocol';
+import { newDeliveryId } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import type { JobRow } from '../store/jobs.js';
-import { activeEndpoints, insertDelivery } from './journal.js';
+import { activeEndpoints, insertDelivery, pendingAttemptState } from './journal.js';
 import { eventOfStatus } from './events.js';
 
 export async function journalSettlement(ctx: AppContext, job: JobRow): Promise<string[]> {
@@ -19,17 +19,8 @@ export async function journalSettlement(ctx: AppContext, job: JobRow): Promise<s
     org_id: job.org_id,
     job_id: job.id,
     event,
-    status: 'pending',
-    attempts: 0,
-    max_attempts: JOB_WEBHOOK_ATTEMPTS,
-    next_attempt_at: now,
-    lease_until: null,
-    last_status_code: null,
-    last_error: null,
-    last_response_ms: null,
+    ...pendingAttemptState(now),
     redelivery_of: null,
-    created_at: now,
-    updated_at: now,
   };
   if (job.webhook_url) {
     const id = newDeliveryId();

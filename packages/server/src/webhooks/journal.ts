@@ -1,4 +1,5 @@
 /** The webhook tables (migrations/003-batch.ts): endpoints, deliveries (the journal), attempts. */
+import { JOB_WEBHOOK_ATTEMPTS } from '@vitals/protocol';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../store/schema.js';
 
@@ -11,6 +12,22 @@ export function normalizeDelivery(r: DeliveryRow): DeliveryRow {
   const out = { ...r } as Record<string, unknown>;
   for (const k of NUMERIC) if (out[k] !== null && out[k] !== undefined) out[k] = Number(out[k]);
   return out as unknown as DeliveryRow;
+}
+
+/** The attempt state of a delivery that has not been tried yet (first delivery or redelivery). */
+export function pendingAttemptState(now: number) {
+  return {
+    status: 'pending',
+    attempts: 0,
+    max_attempts: JOB_WEBHOOK_ATTEMPTS,
+    next_attempt_at: now,
+    lease_until: null,
+    last_status_code: null,
+    last_error: null,
+    last_response_ms: null,
+    created_at: now,
+    updated_at: now,
+  } as const;
 }
 
 export async function insertDelivery(db: Kysely<Database>, row: WebhookDeliveriesTable): Promise<void> {

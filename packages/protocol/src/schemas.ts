@@ -152,6 +152,7 @@ export const BaselineMetric = Type.Object({
   unit: Type.String(),
   samples: Type.Integer(),
 });
+export type BaselineMetric = Static<typeof BaselineMetric>;
 export const Baseline = Type.Object({
   userRef: Type.String(),
   status: Type.Union([Type.Literal('ok'), Type.Literal('insufficient_data')]),
@@ -161,6 +162,7 @@ export const Baseline = Type.Object({
   metrics: Type.Record(Type.String(), BaselineMetric),
   disclaimers: Type.Array(Type.String()),
 });
+export type Baseline = Static<typeof Baseline>;
 
 export const UsageLogRow = Type.Object({
   id: Type.String(),
@@ -174,6 +176,7 @@ export const UsageLogRow = Type.Object({
   errorCode: Nullable(Type.String()),
   qualityLevel: Nullable(Type.String()),
 });
+export type UsageLogRow = Static<typeof UsageLogRow>;
 
 export const SessionCreate = Type.Object(
   {

@@ -13,6 +13,7 @@
  * - The same bytes uploaded again answer the existing job (200); other bytes make a new job (201)
  *   that also supersedes a still-live earlier fallback job, so one capture is metered once.
  */
+import { insertUploadSlot } from './upload-rows.js';
 import { FALLBACK_RESULT_PER_MIN, FALLBACK_UPLOAD_WINDOW_SEC, FALLBACK_UPLOADS_PER_WINDOW, FRAMES_MAX_BYTES, FRAMES_CONTENT_TYPE, decodeFramesHeader } from '@vitals/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -93,25 +94,15 @@ export async function acceptFallback(ctx: AppContext, auth: SessionAuth, req: Fa
   if (!key || key.status !== 'active') throw new ApiError('not_found', 'session not found');
   const objectKey = newObjectKey();
   const now = ctx.clock.now();
-  await ctx.db.db
-    .insertInto('uploads')
-    .values({
-      object_key: objectKey,
-      key_id: key.id,
-      org_id: key.orgId,
-      kind: 'frames',
-      content_type: FRAMES_CONTENT_TYPE,
-      max_bytes: FRAMES_MAX_BYTES,
-      created_at: now,
-      url_expires_at: now,
-      expires_at: now + ctx.config.uploadTtlSec * 1000,
-      uploaded_at: null,
-      size: null,
-      sha256: null,
-      job_id: null,
-      deleted_at: null,
-    })
-    .execute();
+  await insertUploadSlot(ctx, {
+    objectKey,
+    key,
+    kind: 'frames',
+    contentType: FRAMES_CONTENT_TYPE,
+    maxBytes: FRAMES_MAX_BYTES,
+    urlExpiresAt: now,
+    now,
+  });
   let stored;
   try {
     stored = await rt.objects.put(objectKey, req.raw, { maxBytes: FRAMES_MAX_BYTES });

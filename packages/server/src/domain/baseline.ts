@@ -3,7 +3,7 @@
  * the median and the raw (unscaled) median absolute deviation over usable measurements of the last
  * 30 days, at most the 200 most recent; corridor median ± 2·MAD; a metric needs 5 values.
  */
-import { BASELINE_MIN_SAMPLES, BASELINE_WINDOW_DAYS } from '@vitals/protocol';
+import { BASELINE_MIN_SAMPLES, BASELINE_WINDOW_DAYS, type Baseline, type BaselineMetric } from '@vitals/protocol';
 import type { BaselineSourceRow } from '../store/measurements.js';
 
 export const BASELINE_METRICS = [
@@ -20,24 +20,8 @@ export const BASELINE_METRICS = [
 export const WELLNESS_DISCLAIMER =
   'Wellness estimates, not medical values. The corridor is informational, derived from your own recent measurements, and is not a medical norm.';
 
-export interface BaselineMetric {
-  median: number;
-  mad: number;
-  low: number;
-  high: number;
-  unit: string;
-  samples: number;
-}
-
-export interface Baseline {
-  userRef: string;
-  status: 'ok' | 'insufficient_data';
-  windowDays: number;
-  minSamples: number;
-  sampleCount: number;
-  metrics: Record<string, BaselineMetric>;
-  disclaimers: string[];
-}
+/** The wire shapes come from the protocol's schemas (the route validates its answer against them). */
+export type { Baseline, BaselineMetric };
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);

@@ -5,6 +5,7 @@
  * size limit enforced on the way (413 `object_too_large`) and its SHA-256 computed as it goes.
  * The URL is never logged (app.ts logs route patterns) and never echoed in an error.
  */
+import { insertUploadSlot } from '../batch/upload-rows.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import {
@@ -51,25 +52,7 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
       const objectKey = newObjectKey();
       const expiresAt = now + ctx.config.presignTtlSec * 1000;
       const maxBytes = maxBytesOf(kind);
-      await ctx.db.db
-        .insertInto('uploads')
-        .values({
-          object_key: objectKey,
-          key_id: key.id,
-          org_id: key.orgId,
-          kind,
-          content_type: contentType,
-          max_bytes: maxBytes,
-          created_at: now,
-          url_expires_at: expiresAt,
-          expires_at: now + ctx.config.uploadTtlSec * 1000,
-          uploaded_at: null,
-          size: null,
-          sha256: null,
-          job_id: null,
-          deleted_at: null,
-        })
-        .execute();
+      await insertUploadSlot(ctx, { objectKey, key, kind, contentType, maxBytes, urlExpiresAt: expiresAt, now });
       const base = ctx.publicUrl ?? `${req.protocol}://${req.host}`;
       const uploadUrl = signUploadUrl(base, ctx.serverSecret, { objectKey, kind, contentType, expiresAt });
       return { ok: true, data: { uploadUrl, objectKey, expiresAt, contentType, maxBytes } };

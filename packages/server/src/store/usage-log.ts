@@ -1,19 +1,10 @@
 /** The per-key usage log (spec: Usage-log row; GET /sdk/v1/logs keyset paging). */
 import type { Kysely } from 'kysely';
+import type { UsageLogRow } from '@vitals/protocol';
 import type { Database } from './schema.js';
 
-export interface UsageRow {
-  id: string;
-  time: number;
-  endpoint: string;
-  method: string;
-  status: 'success' | 'unauthorized' | 'rate_limited';
-  latencyMs: number | null;
-  requestId: string;
-  error: string | null;
-  errorCode: string | null;
-  qualityLevel: string | null;
-}
+/** A usage-log row as the spec's table defines it (protocol schema `UsageLogRow`). */
+export type UsageRow = UsageLogRow;
 
 export async function appendUsage(db: Kysely<Database>, keyId: string | null, row: UsageRow): Promise<void> {
   await db

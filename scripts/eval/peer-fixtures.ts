@@ -2,12 +2,16 @@
 // respiratory waveforms against the peer's expected values and tolerances.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { waveformToVitals } from '../../packages/engine/src/index.js';
 import { DATA_DIR, fmt, table } from './common.js';
 
 interface Fixture {
   fps: number;
-  waveforms: { ppg_waveform: { data: number[] }; respiratory_waveform?: { data: number[] } };
+  waveforms: {
+    ppg_waveform: { data: number[]; confidence?: number[] };
+    respiratory_waveform?: { data: number[] };
+  };
   vitals: Record<string, { value: number }>;
 }
 
@@ -22,7 +26,10 @@ const CHECKS = [
 ] as const;
 
 export function evaluateFixture(f: Fixture): Record<string, number | null> {
-  const v = waveformToVitals(f.waveforms.ppg_waveform.data, f.fps, { respiratoryWaveform: f.waveforms.respiratory_waveform?.data });
+  const v = waveformToVitals(f.waveforms.ppg_waveform.data, f.fps, {
+    respiratoryWaveform: f.waveforms.respiratory_waveform?.data,
+    confidence: f.waveforms.ppg_waveform.confidence,
+  });
   return {
     heart_rate: v.heartRate?.value ?? null,
     respiratory_rate: v.breathingRate?.value ?? null,
@@ -35,7 +42,9 @@ export function evaluateFixture(f: Fixture): Record<string, number | null> {
 
 export async function run(): Promise<string> {
   const dir = join(DATA_DIR, 'peer-fixtures/vitallens-core');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const rows: string[][] = [];
   const tally = new Map<string, { pass: number; total: number }>();
   for (const file of files) {
@@ -50,7 +59,15 @@ export async function run(): Promise<string> {
       t.total++;
       if (ok) t.pass++;
       tally.set(c.label, t);
-      rows.push([file.replace('.json', ''), c.label, fmt(expected, 2), fmt(got, 2), got === null ? '–' : fmt(got - expected, 2), `±${c.tol}`, ok ? 'pass' : '**fail**']);
+      rows.push([
+        file.replace('.json', ''),
+        c.label,
+        fmt(expected, 2),
+        fmt(got, 2),
+        got === null ? '–' : fmt(got - expected, 2),
+        `±${c.tol}`,
+        ok ? 'pass' : '**fail**',
+      ]);
     }
   }
   const summary = table(
@@ -60,10 +77,13 @@ export async function run(): Promise<string> {
   return [
     '## Peer fixtures: waveform → vitals (vitallens-core)',
     '',
-    "Input: the peer's PPG waveform (and its respiratory waveform for breathing rate) at the fixture's fps, through `waveformToVitals`. Expected values and tolerances are the peer's own. The stress index is compared for information only (the peer marks it as manual ground truth and our histogram details may differ).",
+    "Input: the peer's PPG waveform with its per-sample confidence (and its respiratory waveform for breathing rate) at the fixture's fps, through `waveformToVitals`. The peer's HRV references come from its own beats on that waveform (peaks placed on the waveform itself, intervals only between beats of confidence ≥ 0.5, 300–2000 ms, ≤ 25 % from the last accepted interval, NeuroKit2 time-domain metrics); ours follow the same definition (docs/engine.md, stage 5). Expected values and tolerances are the peer's own. The stress index is compared for information only (the peer marks it as manual ground truth and our histogram details may differ).",
     '',
     summary,
     '',
     table(['fixture', 'metric', 'expected', 'ours', 'error', 'tolerance', 'result'], rows),
   ].join('\n');
 }
+
+// `npx tsx scripts/eval/peer-fixtures.ts` prints this section alone (no video decoding).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) console.log(await run());

@@ -1,6 +1,13 @@
 // Time-domain HRV: SDNN, RMSSD and pNN50 as defined by the Task Force of the ESC and NASPE,
-// "Heart rate variability: standards of measurement", Circulation 93(5), 1996. Successive
-// differences use only pairs of adjacent accepted intervals.
+// "Heart rate variability: standards of measurement", Circulation 93(5), 1996: SDNN is the
+// standard deviation of the NN intervals (n − 1 denominator); RMSSD the root mean square of
+// differences between adjacent NN intervals, here only pairs of intervals that are adjacent in time
+// (both accepted, no rejected interval between them); pNN50 the share of those same differences
+// above 50 ms. (The Task Force divides NN50 by the number of NN intervals, i.e. by the number of
+// differences plus one in an unbroken series; counting differences only between adjacent accepted
+// intervals but dividing by all NN intervals would bias pNN50 low whenever intervals are rejected.
+// NeuroKit2 `hrv_time`, which computed the peer fixtures' references, instead differences the
+// NN list across rejected gaps.)
 import type { RrSeries } from '../beats/rr-intervals.js';
 
 export interface HrvResult {

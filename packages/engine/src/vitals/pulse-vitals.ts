@@ -30,6 +30,17 @@ export interface PulseVitalsInput {
   head?: { tSec: Float64Array; pitchDeg: Float64Array };
   /** A respiratory waveform on the pulse's grid; when given it decides the breathing rate. */
   respWaveform?: ArrayLike<number>;
+  /**
+   * Waveform on the pulse's grid on which beats are placed (default: the band-limited beat signal).
+   * Pass the input waveform itself when it is already a clean PPG estimate (waveform → vitals).
+   */
+  beatWaveform?: ArrayLike<number>;
+  /**
+   * Per-sample confidence of the pulse, 0..1, on the pulse's grid (e.g. a model's waveform
+   * confidence). An RR interval is used only when both its beats have confidence ≥ 0.5
+   * (vitallens-core `src/signal/hrv.rs`).
+   */
+  confidence?: ArrayLike<number>;
   /** Skip the breathing estimate (the streaming beat analysis emits no breathing event). */
   skipBreathing?: boolean;
 }
@@ -43,6 +54,9 @@ export interface PulseVitals {
   /** Median (peak − foot) / beat period over accepted beats; NaN when unknown. */
   riseFraction: number;
 }
+
+/** Minimum per-sample confidence at a beat for its intervals to count (vitallens-core `HrvOptions`). */
+export const BEAT_MIN_CONFIDENCE = 0.5;
 
 /** Signal for beat timing: the pulse narrowed to [0.5·HR, 3·HR] (keeps the systolic shape). */
 export function beatSignal(pulse: Float64Array, sampleRateHz: number, hrHz: number): Float64Array {
@@ -100,8 +114,15 @@ function breathingFromBeats(input: PulseVitalsInput, beats: Beats, rr: RrSeries)
 
 export function pulseToVitals(input: PulseVitalsInput): PulseVitals {
   const sig = beatSignal(input.pulse, input.sampleRateHz, input.hrHz);
-  const beats = detectBeats(sig, input.sampleRateHz, input.hrHz);
-  const rr = rrIntervals(beats.peakSec);
+  const beats = detectBeats(sig, input.sampleRateHz, input.hrHz, input.beatWaveform);
+  const conf = input.confidence;
+  const usable = conf
+    ? Array.from(beats.peakSec, (t) => {
+        const k = Math.min(conf.length - 1, Math.max(0, Math.round(t * input.sampleRateHz)));
+        return conf[k] >= BEAT_MIN_CONFIDENCE;
+      })
+    : undefined;
+  const rr = rrIntervals(beats.peakSec, usable);
   const hrv = timeDomainHrv(rr);
   const stressIndex = baevskyStressIndex(rr.nnMs);
   const rise: number[] = [];

@@ -26,6 +26,9 @@ export interface StreamingOptions extends AnalyzeOptions {
   slowWindowSec?: number;
 }
 
+/** What push returns for the ~29 of 30 frames that trigger nothing (shared, never mutated). */
+const NO_EVENTS: EngineEvent[] = Object.freeze([]) as unknown as EngineEvent[];
+
 export class StreamingEstimator {
   private readonly trace: RgbTrace = createRgbTrace(2048);
   private readonly hrStepMicros: number;
@@ -45,16 +48,16 @@ export class StreamingEstimator {
     this.slowWindowSec = Math.max(20, opts.slowWindowSec ?? 30);
   }
 
-  /** Adds one packet; returns the events it triggered (usually none). */
+  /** Adds one packet; returns the events it triggered (usually none: then a shared, frozen empty array). */
   push(p: Packet): EngineEvent[] {
-    if (!appendPacket(this.trace, p)) return [];
+    if (!appendPacket(this.trace, p)) return NO_EVENTS;
     const t = this.trace.tMicros[this.trace.n - 1];
     const t0 = this.trace.tMicros[0];
     if (this.nextHrMicros < 0) {
       this.nextHrMicros = t0 + HR_WINDOW_SEC * 1e6;
       this.nextSlowMicros = t0 + this.slowWindowSec * 1e6;
     }
-    if (t < this.nextHrMicros) return [];
+    if (t < this.nextHrMicros) return NO_EVENTS;
     this.nextHrMicros += this.hrStepMicros * Math.max(1, Math.ceil((t - this.nextHrMicros + 1) / this.hrStepMicros));
     const events: EngineEvent[] = [];
     this.analyzeHeartRate(events, t);

@@ -2,7 +2,7 @@
 // `estimateOffline` see identical traces by construction). Growable typed arrays: capacity doubles.
 import type { Packet } from '@vitals/protocol';
 import { dequantizeTelemetry } from '@vitals/protocol';
-import { createSkinTraceState, skinWeightedRgb, type SkinTraceState } from './skin-trace.js';
+import { createSkinTraceState, skinWeightedRgbInto, type SkinSample, type SkinTraceState } from './skin-trace.js';
 
 export interface RgbTrace {
   n: number;
@@ -71,6 +71,9 @@ function appendTelemetry(t: RgbTrace, tMicros: number, slots: Uint8Array): void 
   tel.n++;
 }
 
+/** Per-frame scratch (appendPacket is synchronous and copies the sample out at once). */
+const sample: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0 };
+
 /** Adds one packet to the trace. Returns true when a new RGB sample was appended. */
 export function appendPacket(t: RgbTrace, p: Packet): boolean {
   switch (p.type) {
@@ -80,7 +83,7 @@ export function appendPacket(t: RgbTrace, p: Packet): boolean {
         return false;
       }
       ensureCapacity(t);
-      const s = skinWeightedRgb(p.pixels, t.skin);
+      const s = skinWeightedRgbInto(p.pixels, t.skin, sample);
       const i = t.n;
       t.tMicros[i] = p.tMicros;
       t.r[i] = s.r;

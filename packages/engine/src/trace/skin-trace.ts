@@ -15,9 +15,13 @@ import { CROP_PIXELS as CROP_PIXELS_EXPORT, facePrior } from './face-prior.js';
 const CROP_PIXELS: number = CROP_PIXELS_EXPORT;
 
 export interface SkinTraceState {
-  /** Smoothed crop (RGB, float); each pixel is refreshed every PHASES frames. */
+  /**
+   * Smoothed crop (RGB, float) of the pixels the face prior covers (prior > 0), stored in refresh
+   * order (layout.slotByte): each pixel is refreshed every PHASES frames. Pixels outside the prior
+   * never get a weight, so their smoothed values were never read and are not kept.
+   */
   image: Float32Array;
-  /** Current skin weight per pixel (prior × colour model), refreshed with the image. */
+  /** Current skin weight (prior × colour model) of each covered pixel, in pixel order (layout.byte). */
   weights: Float32Array;
   refR: number;
   refG: number;
@@ -52,10 +56,88 @@ const REF_ALPHA = 0.05;
 const CHROMA_RADIUS2 = 0.055 * 0.055;
 const INV_CHROMA_RADIUS2 = 1 / CHROMA_RADIUS2;
 
+/**
+ * Index tables shared by every state (computed once from the prior). Only the pixels with a
+ * positive prior can ever carry weight (about 2/3 of the crop), so the per-frame loops visit those
+ * only, in the same order as a scan of the whole crop: every floating-point sum adds the same terms
+ * in the same order, so the samples are bit-identical to scanning all 1296 pixels.
+ */
+interface Layout {
+  /** Covered pixels (prior > 0). */
+  n: number;
+  /** Byte offset (3·pixel) of covered pixel k, pixels ascending. */
+  byte: Int32Array;
+  /** Prior of covered pixel k. */
+  prior: Float32Array;
+  /** Refresh order: phase 0's covered pixels ascending, then phase 1's, …; slots [groupStart[p], groupStart[p+1]). */
+  groupStart: Int32Array;
+  /** Byte offset of the pixel in refresh slot q. */
+  slotByte: Int32Array;
+  /** Covered-pixel index k of refresh slot q. */
+  slotPixel: Int32Array;
+  /** Refresh slot of covered pixel k. */
+  pixelSlot: Int32Array;
+  /** Byte offsets of the background reference pixels (backgroundMean). */
+  bgByte: Int32Array;
+  /** Sum of the prior over the whole crop, in pixel order. */
+  priorTotal: number;
+}
+
+let layoutCache: Layout | null = null;
+
+function layout(): Layout {
+  if (layoutCache) return layoutCache;
+  const prior = facePrior();
+  const covered: number[] = [];
+  for (let i = 0; i < CROP_PIXELS; i++) if (prior[i] > 0) covered.push(i);
+  const n = covered.length;
+  const byte = Int32Array.from(covered, (i) => 3 * i);
+  const pr = Float32Array.from(covered, (i) => prior[i]);
+  const groupStart = new Int32Array(PHASES + 1);
+  const slotByte = new Int32Array(n);
+  const slotPixel = new Int32Array(n);
+  const pixelSlot = new Int32Array(n);
+  let q = 0;
+  for (let ph = 0; ph < PHASES; ph++) {
+    groupStart[ph] = q;
+    for (let k = 0; k < n; k++) {
+      if (covered[k] % PHASES !== ph) continue;
+      slotByte[q] = 3 * covered[k];
+      slotPixel[q] = k;
+      pixelSlot[k] = q;
+      q++;
+    }
+  }
+  groupStart[PHASES] = q;
+  let total = 0;
+  for (let i = 0; i < prior.length; i++) total += prior[i];
+  layoutCache = { n, byte, prior: pr, groupStart, slotByte, slotPixel, pixelSlot, bgByte: backgroundBytes(prior), priorTotal: total };
+  return layoutCache;
+}
+
+/**
+ * The background reference: the box's two top 6x6 corners outside the face ellipse (where the prior
+ * is zero): hair and background. The sides and bottom corners are left out: at cheek and jaw height
+ * they often hold the face's edge or the neck, which pulse.
+ */
+function backgroundBytes(prior: Float32Array): Int32Array {
+  const idx: number[] = [];
+  const side = Math.round(Math.sqrt(prior.length));
+  const c = Math.round(side / 6);
+  for (let i = 0; i < prior.length; i++) {
+    const x = i % side;
+    const y = (i - x) / side;
+    const corner = (x < c || x >= side - c) && y < c;
+    if (corner && prior[i] <= 1e-3) idx.push(3 * i);
+  }
+  return Int32Array.from(idx);
+}
+
 export function createSkinTraceState(): SkinTraceState {
+  const n = layout().n;
   return {
-    image: new Float32Array(CROP_PIXELS * 3),
-    weights: new Float32Array(CROP_PIXELS),
+    image: new Float32Array(n * 3),
+    weights: new Float32Array(n),
     refR: 0.4,
     refG: 0.32,
     refLuma: 120,
@@ -85,20 +167,21 @@ function pixelWeight(R: number, G: number, B: number, prior: number, s: SkinTrac
   return prior * kc * lumaGate(sum / 3, s.refLuma);
 }
 
-/** Weighted chromaticity and luma of the smoothed image under the current weights. */
-function updateReference(s: SkinTraceState, from: number, step: number, alpha: number): void {
+/** Weighted chromaticity and luma of the whole smoothed image under the current weights. */
+function updateReference(s: SkinTraceState, L: Layout, alpha: number): void {
   const img = s.image;
   const w = s.weights;
   let ws = 0;
   let cr = 0;
   let cg = 0;
   let cy = 0;
-  for (let i = from; i < CROP_PIXELS; i += step) {
-    const wi = w[i];
+  for (let k = 0; k < L.n; k++) {
+    const wi = w[k];
     if (wi <= 0) continue;
-    const R = img[3 * i];
-    const G = img[3 * i + 1];
-    const B = img[3 * i + 2];
+    const m = 3 * L.pixelSlot[k];
+    const R = img[m];
+    const G = img[m + 1];
+    const B = img[m + 2];
     const sum = R + G + B + 1;
     ws += wi;
     cr += (wi * R) / sum;
@@ -111,16 +194,29 @@ function updateReference(s: SkinTraceState, from: number, step: number, alpha: n
   s.refLuma = Math.max(8, s.refLuma + alpha * (cy / ws - s.refLuma));
 }
 
-function initialize(s: SkinTraceState, pixels: Uint8Array, prior: Float32Array): void {
-  for (let i = 0; i < CROP_PIXELS * 3; i++) s.image[i] = pixels[i];
-  // Start from the prior alone (squared: the centre of the face), then refine the colour model.
-  for (let i = 0; i < CROP_PIXELS; i++) s.weights[i] = prior[i] * prior[i];
-  updateReference(s, 0, 1, 1);
-  for (let k = 0; k < 3; k++) {
-    for (let i = 0; i < CROP_PIXELS; i++) s.weights[i] = pixelWeight(s.image[3 * i], s.image[3 * i + 1], s.image[3 * i + 2], prior[i], s);
-    updateReference(s, 0, 1, 1);
+function refreshAllWeights(s: SkinTraceState, L: Layout): void {
+  const img = s.image;
+  for (let k = 0; k < L.n; k++) {
+    const m = 3 * L.pixelSlot[k];
+    s.weights[k] = pixelWeight(img[m], img[m + 1], img[m + 2], L.prior[k], s);
   }
-  for (let i = 0; i < CROP_PIXELS; i++) s.weights[i] = pixelWeight(s.image[3 * i], s.image[3 * i + 1], s.image[3 * i + 2], prior[i], s);
+}
+
+function initialize(s: SkinTraceState, pixels: Uint8Array, L: Layout): void {
+  for (let q = 0; q < L.n; q++) {
+    const j = L.slotByte[q];
+    s.image[3 * q] = pixels[j];
+    s.image[3 * q + 1] = pixels[j + 1];
+    s.image[3 * q + 2] = pixels[j + 2];
+  }
+  // Start from the prior alone (squared: the centre of the face), then refine the colour model.
+  for (let k = 0; k < L.n; k++) s.weights[k] = L.prior[k] * L.prior[k];
+  updateReference(s, L, 1);
+  for (let it = 0; it < 3; it++) {
+    refreshAllWeights(s, L);
+    updateReference(s, L, 1);
+  }
+  refreshAllWeights(s, L);
   s.initialized = true;
 }
 
@@ -129,8 +225,15 @@ function initialize(s: SkinTraceState, pixels: Uint8Array, prior: Float32Array):
  * crops always yields the same sequence of samples.
  */
 export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): SkinSample {
-  const prior = facePrior();
-  if (!state.initialized) initialize(state, pixels, prior);
+  return { ...skinWeightedRgbInto(pixels, state, scratch) };
+}
+
+const scratch: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0 };
+
+/** skinWeightedRgb writing into `out` (no allocation per frame); returns `out`. */
+export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, out: SkinSample): SkinSample {
+  const L = layout();
+  if (!state.initialized) initialize(state, pixels, L);
   const img = state.image;
   const w = state.weights;
   // Refresh one interleaved subset of pixels: image, then weight; the same pass accumulates the
@@ -140,18 +243,26 @@ export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): Skin
   const refR = state.refR;
   const refG = state.refG;
   const refLuma = state.refLuma;
+  const slotByte = L.slotByte;
+  const slotPixel = L.slotPixel;
+  const prior = L.prior;
   let rs = 0;
   let rr = 0;
   let rg = 0;
   let ry = 0;
-  for (let i = phase; i < CROP_PIXELS; i += PHASES) {
-    const j = 3 * i;
-    const R = (img[j] += IMAGE_ALPHA * (pixels[j] - img[j]));
-    const G = (img[j + 1] += IMAGE_ALPHA * (pixels[j + 1] - img[j + 1]));
-    const B = (img[j + 2] += IMAGE_ALPHA * (pixels[j + 2] - img[j + 2]));
-    const pi = prior[i];
+  for (let q = L.groupStart[phase], end = L.groupStart[phase + 1]; q < end; q++) {
+    const j = slotByte[q];
+    const m = 3 * q;
+    // As `img[m] += …` but keeping the unrounded sum, which is what that expression yields.
+    const R = img[m] + IMAGE_ALPHA * (pixels[j] - img[m]);
+    img[m] = R;
+    const G = img[m + 1] + IMAGE_ALPHA * (pixels[j + 1] - img[m + 1]);
+    img[m + 1] = G;
+    const B = img[m + 2] + IMAGE_ALPHA * (pixels[j + 2] - img[m + 2]);
+    img[m + 2] = B;
+    const k = slotPixel[q];
     let wi = 0;
-    if (pi > 0 && R < 253.5 && G < 253.5 && B < 253.5) {
+    if (R < 253.5 && G < 253.5 && B < 253.5) {
       const sum = R + G + B + 1;
       const inv = 1 / sum;
       const cr = R * inv;
@@ -160,7 +271,7 @@ export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): Skin
       const dg = cg - refG;
       const kc = 1 - (dr * dr + dg * dg) * INV_CHROMA_RADIUS2;
       if (kc > 0) {
-        wi = pi * kc * lumaGate(sum / 3, refLuma);
+        wi = prior[k] * kc * lumaGate(sum / 3, refLuma);
         if (wi > 0) {
           rs += wi;
           rr += wi * cr;
@@ -169,87 +280,71 @@ export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): Skin
         }
       }
     }
-    w[i] = wi;
+    w[k] = wi;
   }
   if (rs > 1e-9) {
     state.refR += REF_ALPHA * (rr / rs - state.refR);
     state.refG += REF_ALPHA * (rg / rs - state.refG);
     state.refLuma = Math.max(8, state.refLuma + REF_ALPHA * (ry / rs - state.refLuma));
   }
+  const byte = L.byte;
   let ws = 0;
   let sr = 0;
   let sg = 0;
   let sb = 0;
-  for (let i = 0, j = 0; i < CROP_PIXELS; i++, j += 3) {
-    const wi = w[i];
+  for (let k = 0, n = L.n; k < n; k++) {
+    const wi = w[k];
     if (wi === 0) continue;
+    const j = byte[k];
     ws += wi;
     sr += wi * pixels[j];
     sg += wi * pixels[j + 1];
     sb += wi * pixels[j + 2];
   }
-  const wp = priorSum(prior);
-  const bg = backgroundMean(pixels, prior);
-  if (ws > 1e-6) return { r: sr / ws, g: sg / ws, b: sb / ws, skinFraction: Math.min(1, ws / wp), bgR: bg[0], bgG: bg[1], bgB: bg[2] };
+  backgroundMean(pixels, L.bgByte, out);
+  const wp = L.priorTotal;
+  if (ws > 1e-6) {
+    out.r = sr / ws;
+    out.g = sg / ws;
+    out.b = sb / ws;
+    out.skinFraction = Math.min(1, ws / wp);
+    return out;
+  }
   // Nothing looks like skin: fall back to the prior-weighted mean and report it.
   let pr = 0;
   let pg = 0;
   let pb = 0;
-  for (let i = 0, j = 0; i < CROP_PIXELS; i++, j += 3) {
-    pr += prior[i] * pixels[j];
-    pg += prior[i] * pixels[j + 1];
-    pb += prior[i] * pixels[j + 2];
+  for (let k = 0; k < L.n; k++) {
+    const j = byte[k];
+    pr += prior[k] * pixels[j];
+    pg += prior[k] * pixels[j + 1];
+    pb += prior[k] * pixels[j + 2];
   }
-  return { r: pr / wp, g: pg / wp, b: pb / wp, skinFraction: 0, bgR: bg[0], bgG: bg[1], bgB: bg[2] };
+  out.r = pr / wp;
+  out.g = pg / wp;
+  out.b = pb / wp;
+  out.skinFraction = 0;
+  return out;
 }
-
-let backgroundIndex: Int32Array | null = null;
-const bgOut = new Float64Array(3);
 
 /**
  * Mean of the box's top corners outside the face ellipse (background and hair). With no padding these are never skin, so whatever they share with the skin
  * trace is not pulse: illumination changes and codec pumping (background-reference.ts).
  */
-function backgroundMean(pixels: Uint8Array, prior: Float32Array): Float64Array {
-  if (!backgroundIndex) {
-    const idx: number[] = [];
-    // The two top 6x6 corners (outside the face ellipse, where the prior is zero): hair and
-    // background. The sides and bottom corners are left out: at cheek and jaw height they often
-    // hold the face's edge or the neck, which pulse.
-    const side = Math.round(Math.sqrt(prior.length));
-    const c = Math.round(side / 6);
-    for (let i = 0; i < prior.length; i++) {
-      const x = i % side;
-      const y = (i - x) / side;
-      const corner = (x < c || x >= side - c) && y < c;
-      if (corner && prior[i] <= 1e-3) idx.push(i);
-    }
-    backgroundIndex = Int32Array.from(idx);
-  }
-  const idx = backgroundIndex;
+function backgroundMean(pixels: Uint8Array, idx: Int32Array, out: SkinSample): void {
   let r = 0;
   let g = 0;
   let b = 0;
   for (let k = 0; k < idx.length; k++) {
-    const j = 3 * idx[k];
+    const j = idx[k];
     r += pixels[j];
     g += pixels[j + 1];
     b += pixels[j + 2];
   }
   const n = Math.max(1, idx.length);
-  bgOut[0] = r / n;
-  bgOut[1] = g / n;
-  bgOut[2] = b / n;
-  return bgOut;
-}
-
-let priorTotal = 0;
-function priorSum(prior: Float32Array): number {
-  if (priorTotal > 0) return priorTotal;
-  let s = 0;
-  for (let i = 0; i < prior.length; i++) s += prior[i];
-  priorTotal = s;
-  return s;
+  out.bgR = r / n;
+  out.bgG = g / n;
+  out.bgB = b / n;
 }
 
 /** Plain mean of a crop's three channels (the reference for speed ratios and for skin patches). */

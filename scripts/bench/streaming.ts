@@ -17,6 +17,12 @@ const LAG_LIMIT_MS = 250;
 const STEP_SEC = 13; // first hr comes after 10 s of capture
 const MEASURE_LAST_SEC = 5;
 const RAMP = [50, 100, 150, 200, 300, 400, 500, 600, 800];
+// Development knobs (not for published figures): STREAM_BENCH_RAMP="300" runs only those steps,
+// STREAM_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there (node
+// --cpu-prof; written when the server exits at the end of the ramp), STREAM_BENCH_BARE=0 skips
+// the bare-ws reference.
+const RAMP_OVERRIDE = process.env.STREAM_BENCH_RAMP?.split(',').map(Number).filter((n) => n > 0);
+const CPU_PROF_DIR = process.env.STREAM_BENCH_CPU_PROF;
 const BUDGET_MS = 150_000;
 
 // ---- roles -------------------------------------------------------------------------------------
@@ -233,9 +239,10 @@ class Child {
     });
   }
   static async start(role: string): Promise<Child> {
+    const prof = role !== 'gen' && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
     const proc = fork(SELF, [], {
       env: { ...process.env, STREAM_BENCH_ROLE: role },
-      execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc'],
+      execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc', ...prof],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     await new Promise<void>((resolve, reject) => {
@@ -252,7 +259,10 @@ class Child {
     });
   }
   async stop(): Promise<void> {
+    const exited = new Promise<void>((resolve) => (this.proc.exitCode !== null ? resolve() : this.proc.once('exit', () => resolve())));
     await this.call('stop').catch(() => undefined);
+    // The child exits by itself right after answering (and writes its CPU profile then, if asked).
+    await Promise.race([exited, sleep(CPU_PROF_DIR ? 20_000 : 2_000)]);
     if (this.proc.exitCode === null) this.proc.kill();
   }
 }
@@ -319,10 +329,10 @@ const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
 
 export async function run(): Promise<string> {
   const deadline = Date.now() + BUDGET_MS;
-  const ours = await ramp('vitals', RAMP, deadline - 30_000);
+  const ours = await ramp('vitals', RAMP_OVERRIDE?.length ? RAMP_OVERRIDE : RAMP, deadline - 30_000);
   const best = [...ours].reverse().find((s) => s.ok);
   const compareAt = best ? best.sessions : RAMP[0];
-  const bare = await ramp('bare', [compareAt], Date.now() + 60_000);
+  const bare = process.env.STREAM_BENCH_BARE === '0' ? [] : await ramp('bare', [compareAt], Date.now() + 60_000);
   const bareStep = bare[0];
   const perCoreOurs = best ? best.sessions / Math.max(1, best.serverCores) : 0;
   const perCoreOursCpu = best ? best.sessions / best.serverCores : 0;

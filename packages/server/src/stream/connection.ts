@@ -32,6 +32,7 @@ import { auxAnalyzer } from './aux-models.js';
 import { isPoor, newAuxAggregate, toFields } from './final-measurement.js';
 import type { Drainable, FrameScheduler } from './scheduler.js';
 import { recordHrLag } from './metrics.js';
+import { FrameQueue } from './frame-queue.js';
 
 /** Close codes (docs/streaming.md). */
 export const CLOSE = { normal: 1000, goingAway: 1001, protocol: 1002, policy: 1008, tooBig: 1009, internal: 1011 } as const;
@@ -67,9 +68,8 @@ export class StreamConnection implements Drainable {
   private claims?: SessionClaims;
   private accepted: string[] = [];
   private estimator?: StreamingEstimator;
-  private readonly queue: FaceCropPacket[] = [];
-  /** performance.now() at arrival of each queued frame (parallel to `queue`). */
-  private readonly arrivals: number[] = [];
+  /** Unprocessed frames with their performance.now() arrival times. */
+  private readonly queue = new FrameQueue<FaceCropPacket>(STREAM_QUEUE_FRAMES);
   private frameGuard?: FrameRateGuard;
   private messageGuard?: TokenBucket;
   private aux?: AuxAssembler;
@@ -211,15 +211,13 @@ export class StreamConnection implements Drainable {
     if (this.queue.length >= STREAM_QUEUE_FRAMES) {
       // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
       this.queue.shift();
-      this.arrivals.shift();
       this.dropped++;
       if (now - this.lastOverflowStatsAt >= OVERFLOW_STATS_MIN_MS) {
         this.lastOverflowStatsAt = now;
         this.sendStats(now);
       }
     }
-    this.queue.push(p);
-    this.arrivals.push(wall);
+    this.queue.push(p, wall);
     this.deps.scheduler.schedule(this);
   }
 
@@ -292,7 +290,7 @@ export class StreamConnection implements Drainable {
     let n = 0;
     while (n < max && this.queue.length > 0 && this.estimator) {
       const p = this.queue.shift()!;
-      const arrivedAt = this.arrivals.shift()!;
+      const arrivedAt = this.queue.shiftedArrival;
       const events = this.estimator.push(p);
       this.processed++;
       this.lastProcessedT = p.tMicros;
@@ -404,8 +402,7 @@ export class StreamConnection implements Drainable {
     if (this.phase === 'closed') return;
     const wasLive = this.phase === 'running' || this.phase === 'finishing';
     this.phase = 'closed';
-    this.queue.length = 0;
-    this.arrivals.length = 0;
+    this.queue.clear();
     this.estimator = undefined;
     this.sendRaw({ t: 'error', code: 'internal_error', message: 'server shutting down', fatal: true });
     this.ws.close(CLOSE.goingAway, 'server shutting down');
@@ -431,8 +428,7 @@ export class StreamConnection implements Drainable {
   private end(ending: Ending | undefined, closeCode: number): void {
     const wasLive = this.phase === 'running' || this.phase === 'finishing';
     this.phase = 'closed';
-    this.queue.length = 0;
-    this.arrivals.length = 0;
+    this.queue.clear();
     this.estimator = undefined;
     this.close(closeCode);
     if (ending && wasLive) void this.settle(ending);
@@ -441,8 +437,7 @@ export class StreamConnection implements Drainable {
   private onSocketClose(): void {
     if (this.phase === 'running') {
       this.phase = 'closed';
-      this.queue.length = 0;
-    this.arrivals.length = 0;
+      this.queue.clear();
       this.estimator = undefined;
       void this.settle(this.socketError ?? { status: 'aborted', code: 'disconnected', message: 'socket closed without stop' });
     } else if (this.phase === 'hello' || this.phase === 'authorizing') {
@@ -472,8 +467,8 @@ export class StreamConnection implements Drainable {
 
   private sendStats(now: number): void {
     this.lastStatsAt = now;
-    const newest = this.queue.length > 0 ? this.queue[this.queue.length - 1].tMicros : this.lastProcessedT;
-    const from = this.lastProcessedT >= 0 ? this.lastProcessedT : (this.queue[0]?.tMicros ?? newest);
+    const newest = this.queue.newest()?.tMicros ?? this.lastProcessedT;
+    const from = this.lastProcessedT >= 0 ? this.lastProcessedT : (this.queue.oldest()?.tMicros ?? newest);
     const backlogMs = Math.max(0, Math.round((newest - from) / 1000));
     this.send({ t: 'stats', received: this.received, dropped: this.dropped, backlogMs, processed: this.processed });
   }

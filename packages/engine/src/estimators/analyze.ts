@@ -7,6 +7,7 @@ import { conditionPulse, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/p
 import { referencedPulses } from '../pulse/background-reference.js';
 import { assessQuality, type QualityAssessment } from '../quality/quality.js';
 import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
+import { captureHeartRate } from '../rate/capture-rate.js';
 import { bandObservable } from '../rate/hr-spectrum.js';
 import type { RgbTrace } from '../trace/rgb-trace.js';
 import type { EngineMeasurement, EngineStats } from '../types.js';
@@ -165,19 +166,23 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   }
   const fs = timing.sampleRateHz;
   const bgIn = trace.bg;
-  const u = resampleUniform(trace.tMicros, bgIn ? [trace.r, trace.g, trace.b, bgIn.r, bgIn.g, bgIn.b] : [trace.r, trace.g, trace.b], fs, { to: n });
-  const [r, g, b, br, bgc, bb] = u.channels;
-  const pulses = referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, band);
+  const channels = bgIn ? [trace.r, trace.g, trace.b, bgIn.r, bgIn.g, bgIn.b] : [trace.r, trace.g, trace.b];
+  if (trace.texture) channels.push(trace.texture);
+  const u = resampleUniform(trace.tMicros, channels, fs, { to: n });
+  const [r, g, b] = u.channels;
+  const bgU = bgIn ? { r: u.channels[3], g: u.channels[4], b: u.channels[5] } : null;
+  const texture = trace.texture ? u.channels[channels.length - 1] : null;
+  const pulses = referencedPulses({ r, g, b }, bgU, fs, band, { texture });
   const track = trackHeartRate([pulses.pos, pulses.chrom], fs, { band, noise: pulses.noise });
   const quality = assessQuality(track.sqi, skin, timing.durationSec);
   stats.medianSqi = track.sqi.length ? roundTo(median(track.sqi), 3) : 0;
   const m = bestMethod(track);
   const pulse = m === 1 ? pulses.chrom : pulses.pos;
   stats.pulseMethod = m === 1 ? 'chrom' : 'pos';
-  // The capture rate is the SQI-weighted mean of the tracked window rates: the reference is
-  // 60 / mean inter-beat interval, i.e. the mean of the instantaneous rate, which a spectral peak of
-  // the averaged spectrum misses by several bpm when the rate varies (phantom: 105.1 vs 109.1).
-  const hrBpm = track.meanHrBpm;
+  // The capture rate: the POS pulse tracked inside a corridor around the peak of the
+  // reference-weighted averaged spectrum (rate/capture-rate.ts). `track` (both methods, whole
+  // band) still supplies the SQI for the quality gate and the method for the beats.
+  const hrBpm = captureHeartRate(pulses.pos, fs, { band, references: pulses.noises }).hrBpm;
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   if (!Number.isFinite(hrBpm)) {
     return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });

@@ -184,6 +184,28 @@ export interface ReferencedPulses {
   chrom: Float64Array;
   /** The background's own POS pulse (for spectral down-weighting), or null without a background. */
   noise: Float64Array | null;
+  /**
+   * Every pulse-less reference as the chain sees it (the background's POS pulse, then the
+   * band-limited crop texture when the trace has one), for the capture-level spectral
+   * down-weighting (rate/capture-rate.ts). Empty without references.
+   */
+  noises: Float64Array[];
+}
+
+/**
+ * The crop's texture energy (trace/texture.ts) band-limited like the skin channels, zero mean;
+ * null when flat or absent. Used as a spectral reference only, never regressed out of the skin:
+ * at the face's edge the texture carries some pulse.
+ */
+function textureReference(texture: Float64Array | null | undefined, n: number, sampleRateHz: number, band: PulseBand): Float64Array | null {
+  if (!texture || texture.length < n || n < 8) return null;
+  const x = bandLimitedChannel(texture.length === n ? texture : texture.subarray(0, n), sampleRateHz, band);
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    x[i] -= 1;
+    v += x[i] * x[i];
+  }
+  return v / n > 1e-12 ? x : null;
 }
 
 /**
@@ -195,7 +217,7 @@ export function referencedPulses(
   bg: Channels | null,
   sampleRateHz: number,
   band: PulseBand,
-  opts: { posOnly?: boolean } = {},
+  opts: { posOnly?: boolean; texture?: Float64Array | null } = {},
 ): ReferencedPulses {
   if (opts.posOnly) {
     // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum.
@@ -204,15 +226,18 @@ export function referencedPulses(
     const g = c ? c.g : bandLimitedChannel(skin.g, sampleRateHz, band);
     const b = c ? c.b : bandLimitedChannel(skin.b, sampleRateHz, band);
     const pos = unitVariance(conditionPulse(posPulse(r, g, b, sampleRateHz), sampleRateHz, band));
-    return { pos, chrom: pos, noise: null };
+    return { pos, chrom: pos, noise: null, noises: [] };
   }
+  const tex = textureReference(opts.texture, skin.r.length, sampleRateHz, band);
   if (!hasBackground(bg)) {
     const p = extractPulses(skin.r, skin.g, skin.b, sampleRateHz, band);
-    return { pos: p.pos, chrom: p.chrom, noise: null };
+    return { pos: p.pos, chrom: p.chrom, noise: null, noises: tex ? [unitVariance(tex)] : [] };
   }
   const bgBand = bandLimited(bg, sampleRateHz, band);
   const c = rejectBandLimited(skin, bgBand, sampleRateHz, band);
   const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz), sampleRateHz, band);
   const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band), sampleRateHz, band);
-  return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise: unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band)) };
+  const noise = unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band));
+  const noises = tex ? [noise, unitVariance(tex)] : [noise];
+  return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise, noises };
 }

@@ -16,7 +16,14 @@ export interface ForwardState {
   logDelta: Float64Array;
 }
 
-function emission(w: HrWindow, i: number): number {
+/** Candidate states a path may use (inclusive indices into a window's states); all when absent. */
+export interface StateRange {
+  from: number;
+  to: number;
+}
+
+function emission(w: HrWindow, i: number, range?: StateRange): number {
+  if (range && (i < range.from || i > range.to)) return -Infinity;
   return Math.log(w.score[i] + SCORE_FLOOR);
 }
 
@@ -26,6 +33,7 @@ export function viterbiStep(
   w: HrWindow,
   stepSec: number,
   back?: Int32Array,
+  range?: StateRange,
 ): ForwardState {
   const out = new Float64Array(w.states);
   const binBpm = w.binHz * 60;
@@ -33,7 +41,7 @@ export function viterbiStep(
   const maxJump = Math.max(1, Math.round((HR_MAX_STEP_BPM * Math.max(1, stepSec)) / binBpm));
   const c = 1 / (2 * (sigma / binBpm) ** 2);
   if (!prev || prev.lo !== w.lo || prev.logDelta.length !== w.states) {
-    for (let i = 0; i < w.states; i++) out[i] = emission(w, i);
+    for (let i = 0; i < w.states; i++) out[i] = emission(w, i, range);
     if (back) back.fill(-1);
     return { lo: w.lo, logDelta: out };
   }
@@ -51,7 +59,7 @@ export function viterbiStep(
         arg = j;
       }
     }
-    out[i] = best + emission(w, i);
+    out[i] = best + emission(w, i, range);
     if (back) back[i] = arg;
   }
   // Normalise to avoid drift of the log values over long captures.
@@ -67,8 +75,8 @@ export function argmax(x: ArrayLike<number>): number {
   return k;
 }
 
-/** Most likely state path (candidate indices) over all windows. */
-export function viterbiPath(windows: HrWindow[], stepSec: number): Int32Array {
+/** Most likely state path (candidate indices) over all windows, optionally confined to `range`. */
+export function viterbiPath(windows: HrWindow[], stepSec: number, range?: StateRange): Int32Array {
   const n = windows.length;
   const path = new Int32Array(n);
   if (n === 0) return path;
@@ -76,7 +84,7 @@ export function viterbiPath(windows: HrWindow[], stepSec: number): Int32Array {
   let state: ForwardState | null = null;
   for (const w of windows) {
     const back = new Int32Array(w.states);
-    state = viterbiStep(state, w, stepSec, back);
+    state = viterbiStep(state, w, stepSec, back, range);
     backs.push(back);
   }
   path[n - 1] = argmax(state!.logDelta);

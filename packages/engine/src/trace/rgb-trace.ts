@@ -2,6 +2,7 @@
 // `estimateOffline` see identical traces by construction). Growable typed arrays: capacity doubles.
 import type { Packet } from '@vitals/protocol';
 import { dequantizeTelemetry } from '@vitals/protocol';
+import { cropTexture } from './texture.js';
 import { createSkinTraceState, skinWeightedRgbInto, type SkinSample, type SkinTraceState } from './skin-trace.js';
 
 export interface RgbTrace {
@@ -13,6 +14,8 @@ export interface RgbTrace {
   skinFraction: Float32Array;
   /** Background reference per frame (pixels outside the face ellipse); absent for traces built from RGB means. */
   bg: { r: Float64Array; g: Float64Array; b: Float64Array } | null;
+  /** Crop texture energy per frame (texture.ts), a codec-artifact reference; absent like `bg`. */
+  texture: Float64Array | null;
   /** Type-3 telemetry samples (head pose, motion) when any were received. */
   telemetry: { n: number; tMicros: Float64Array; pitchDeg: Float32Array; motion: Float32Array };
   /** Type-1 packets ignored because their timestamp did not increase. */
@@ -31,6 +34,7 @@ export function createRgbTrace(capacity = 1024): RgbTrace {
     b: new Float64Array(capacity),
     skinFraction: new Float32Array(capacity),
     bg: { r: new Float64Array(capacity), g: new Float64Array(capacity), b: new Float64Array(capacity) },
+    texture: new Float64Array(capacity),
     telemetry: { n: 0, tMicros: new Float64Array(256), pitchDeg: new Float32Array(256), motion: new Float32Array(256) },
     framesRejected: 0,
     lastQuality: null,
@@ -53,6 +57,7 @@ function ensureCapacity(t: RgbTrace): void {
   t.b = grow(t.b, size);
   t.skinFraction = grow(t.skinFraction, size);
   if (t.bg) t.bg = { r: grow(t.bg.r, size), g: grow(t.bg.g, size), b: grow(t.bg.b, size) };
+  if (t.texture) t.texture = grow(t.texture, size);
 }
 
 function appendTelemetry(t: RgbTrace, tMicros: number, slots: Uint8Array): void {
@@ -95,6 +100,7 @@ export function appendPacket(t: RgbTrace, p: Packet): boolean {
         t.bg.g[i] = s.bgG;
         t.bg.b[i] = s.bgB;
       }
+      if (t.texture) t.texture[i] = cropTexture(p.pixels);
       t.n = i + 1;
       return true;
     }
@@ -126,6 +132,7 @@ export function traceFromRgb(tMicros: ArrayLike<number>, r: ArrayLike<number>, g
   t.b.set(b as ArrayLike<number>);
   t.skinFraction.fill(1, 0, n);
   t.bg = null;
+  t.texture = null;
   t.n = n;
   return t;
 }

@@ -1,0 +1,90 @@
+// The capture's heart rate, in two steps.
+// 1. Anchor: the peak of the capture-averaged spectrum. Every 10 s window's periodogram (1 s step)
+//    is normalised to unit in-band power and the normalised spectra are averaged (Welch's method,
+//    "The use of fast Fourier transform for the estimation of power spectra", IEEE Trans. Audio
+//    Electroacoust. 15(2), 1967; pyVHR `BPM.py` uses the same sliding windows). The average is then
+//    divided by (1 + K·r(f)/max r) for every pulse-less reference r (the background's POS pulse,
+//    the crop's texture energy; pulse/background-reference.ts), so frequencies where codec pumping
+//    or lighting live lose against the pulse. A pulse that is present at the same rate for much of
+//    the capture adds up coherently across windows while noise peaks land anywhere, so the average
+//    finds the rate's neighbourhood even where single windows are at -10 dB.
+// 2. Rate: the windows' score spectra are Viterbi-tracked (hr-track.ts) inside ±15 bpm of the
+//    anchor, and the capture rate is the plain mean of the tracked window rates. The reference rate
+//    of a capture is 60 / mean inter-beat interval, i.e. the average of the instantaneous rate,
+//    which the mean of a tracked path estimates and a spectral peak (the mode) does not when the
+//    rate drifts.
+// Measured on the ubfc2 recordings (docs/accuracy.md): the anchor removes the locks onto codec
+// pumping at ~1 Hz that a free tracker falls into when the pulse is weak for a stretch.
+import { powerSpectrum } from '../dsp/spectrum.js';
+import { bandObservable, HR_BAND, hrWindow, refineRateHz, type HrBand, type HrWindow } from './hr-spectrum.js';
+import { viterbiPath } from './hr-track.js';
+import { HR_STEP_SEC, HR_WINDOW_SEC, hrNfft } from './track-heart-rate.js';
+
+/** How strongly the averaged spectrum is down-weighted where a reference carries power. */
+export const CAPTURE_REFERENCE_PENALTY = 4;
+/** Half-width of the tracking corridor around the anchor, bpm. */
+export const CAPTURE_CORRIDOR_BPM = 15;
+
+export interface CaptureRate {
+  /** Mean of the tracked window rates, bpm; NaN when the capture is too short for one window. */
+  hrBpm: number;
+  /** Peak of the reference-weighted averaged spectrum, bpm (NaN likewise). */
+  anchorBpm: number;
+  windowHrBpm: Float64Array;
+  windowSqi: Float64Array;
+}
+
+const NONE: CaptureRate = { hrBpm: NaN, anchorBpm: NaN, windowHrBpm: new Float64Array(0), windowSqi: new Float64Array(0) };
+
+/** Adds x's normalised in-band periodogram over [from, to) to acc (bins lo..lo+acc.length-1). */
+function addNormalised(acc: Float64Array, power: Float64Array, lo: number): void {
+  let total = 0;
+  for (let i = 0; i < acc.length; i++) total += power[lo + i];
+  if (!(total > 0)) return;
+  for (let i = 0; i < acc.length; i++) acc[i] += power[lo + i] / total;
+}
+
+export function captureHeartRate(
+  pulse: Float64Array,
+  sampleRateHz: number,
+  opts: { band?: HrBand; references?: Float64Array[]; windowSec?: number; stepSec?: number } = {},
+): CaptureRate {
+  const band = opts.band ?? HR_BAND;
+  const refs = opts.references ?? [];
+  const n = pulse.length;
+  const stepSec = opts.stepSec ?? HR_STEP_SEC;
+  let len = Math.round((opts.windowSec ?? HR_WINDOW_SEC) * sampleRateHz);
+  const step = Math.max(1, Math.round(stepSec * sampleRateHz));
+  if (n < len) len = n;
+  if (len < Math.round(4 * sampleRateHz) || len < 8 || !bandObservable(band, sampleRateHz)) return NONE;
+  const nfft = hrNfft(len, sampleRateHz);
+  const ends: number[] = [];
+  for (let end = len; end <= n; end += step) ends.push(end);
+  if (ends[ends.length - 1] < n) ends.push(n);
+  const windows: HrWindow[] = ends.map((end) => hrWindow([pulse], end - len, end, sampleRateHz, nfft, band, refs[0] ?? null));
+  const { lo, states } = windows[0];
+  const avg = new Float64Array(states);
+  for (const w of windows) addNormalised(avg, w.spectra[0].power, lo);
+  for (const r of refs) {
+    const ra = new Float64Array(states);
+    for (const end of ends) addNormalised(ra, powerSpectrum(r, sampleRateHz, nfft, { from: end - len, to: end }).power, lo);
+    let peak = 0;
+    for (let i = 0; i < states; i++) peak = Math.max(peak, ra[i]);
+    if (peak > 0) for (let i = 0; i < states; i++) avg[i] /= 1 + (CAPTURE_REFERENCE_PENALTY * ra[i]) / peak;
+  }
+  let anchor = 0;
+  for (let i = 1; i < states; i++) if (avg[i] > avg[anchor]) anchor = i;
+  const binBpm = windows[0].binHz * 60;
+  const half = Math.round(CAPTURE_CORRIDOR_BPM / binBpm);
+  const path = viterbiPath(windows, stepSec, { from: Math.max(0, anchor - half), to: Math.min(states - 1, anchor + half) });
+  const hr = new Float64Array(windows.length);
+  const sqi = new Float64Array(windows.length);
+  let sum = 0;
+  for (let i = 0; i < windows.length; i++) {
+    const r = refineRateHz(windows[i], lo + path[i]);
+    hr[i] = r.freqHz * 60;
+    sqi[i] = r.sqi;
+    sum += hr[i];
+  }
+  return { hrBpm: sum / windows.length, anchorBpm: (lo + anchor) * binBpm, windowHrBpm: hr, windowSqi: sqi };
+}

@@ -39,11 +39,10 @@ export function posPulse(r: ArrayLike<number>, g: ArrayLike<number>, b: ArrayLik
     P[q + 8] = P[o + 8] + gi * bi;
   }
   const windows = n - l + 1;
-  // Per-window coefficients of r, g, b and the constant, as differences for a running sum.
+  // Per-window coefficients of r, g, b, as differences for a running sum.
   const dr = new Float64Array(n + 1);
   const dg = new Float64Array(n + 1);
   const db = new Float64Array(n + 1);
-  const dc = new Float64Array(n + 1);
   for (let st = 0; st < windows; st++) {
     const a = 9 * st;
     const e = 9 * (st + l);

@@ -10,10 +10,14 @@
 
 const SIDE = 36;
 
-/** Mean absolute green difference between 4-neighbours over the 36x36x3 crop, plus 1. */
+/**
+ * Mean absolute green difference between horizontal neighbours on even rows and vertical
+ * neighbours on even columns of the 36x36x3 crop (half the pairs: the statistic is global, so
+ * half the cost), plus 1.
+ */
 export function cropTexture(pixels: Uint8Array): number {
   let s = 0;
-  for (let y = 0; y < SIDE; y++) {
+  for (let y = 0; y < SIDE; y += 2) {
     let j = y * SIDE * 3 + 1;
     for (let x = 0; x < SIDE - 1; x++, j += 3) {
       const d = pixels[j] - pixels[j + 3];
@@ -22,10 +26,10 @@ export function cropTexture(pixels: Uint8Array): number {
   }
   for (let y = 0; y < SIDE - 1; y++) {
     let j = y * SIDE * 3 + 1;
-    for (let x = 0; x < SIDE; x++, j += 3) {
+    for (let x = 0; x < SIDE; x += 2, j += 6) {
       const d = pixels[j] - pixels[j + SIDE * 3];
       s += d < 0 ? -d : d;
     }
   }
-  return s / (SIDE * (SIDE - 1) * 2) + 1;
+  return s / (SIDE * (SIDE - 1)) + 1;
 }

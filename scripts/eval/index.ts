@@ -51,8 +51,10 @@ crops are cached under \`.eval-cache/\` (gitignored), so reruns take seconds.
 The chain (docs/engine.md): per-frame skin-weighted RGB (facial-region prior × adaptive rg-chromaticity
 kernel × luminance gate) → uniform resampling at the median frame interval → POS (band-limited) and
 CHROM, smoothness-priors detrending and a zero-phase Butterworth band-pass (default 42–150 bpm) →
-10 s windows every 1 s, harmonic-checked spectra, Viterbi tracking → capture rate as the SQI²-weighted
-mean of the tracked window rates → beats (parabolic sub-sample peaks; RR within 25 % of the last accepted interval, median-seeded)
+10 s windows every 1 s, harmonic-checked spectra, Viterbi tracking (window SQI, method, live events) →
+capture rate: anchor at the peak of the capture-averaged spectrum down-weighted where the pulse-less
+references (background POS pulse, crop texture energy) peak, then the mean of the window rates
+tracked within ±15 bpm of it (rate/capture-rate.ts) → beats (parabolic sub-sample peaks; RR within 25 % of the last accepted interval, median-seeded)
 → HRV, Baevsky stress index, breathing rate (RIIV/RIAV/RIFV + head pitch, spectral fusion) → quality
 gate (a null test on the median window SQI, calibrated on pulse-less captures: see the phantom
 section's calibration table; SQI rescaled against its chance level for the window length and band). Metrics: MAE, RMSE and Pearson r over one value per recording. Each table states

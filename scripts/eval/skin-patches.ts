@@ -73,7 +73,7 @@ export async function run(): Promise<string> {
   return [
     '## Skin patches: whole-patch trace → heart rate',
     '',
-    'Input: the plain mean RGB of every 200×200 patch frame (the patch is all skin), timestamps from the container, through `analyzeTrace` (resampling, POS and CHROM, tracked heart rate). Reference: the clip\'s mean oximeter heart rate. Baselines from the notes: plain CHROM 9.9, POS 11.8 MAE. Target MAE ≤ 5 bpm.',
+    'Input: the plain mean RGB of every 200×200 patch frame (the patch is all skin), timestamps from the container, through `analyzeTrace` (resampling, POS and CHROM, tracked heart rate). Reference: the clip\'s mean oximeter heart rate. Baselines from the notes: plain CHROM 9.9, POS 11.8 MAE. Target MAE ≤ 5 bpm (not met). What the data hold: in the capture-averaged POS spectrum (20 s windows) the power within ±0.1 Hz of the reference sits at a median rank of 0.89 in the band (0.5 would be chance), so a weak pulse is there, but the top peak is usually elsewhere, and patches of one recording agree on the same wrong peak (both cheeks of Sierra Leone video42 near 90 bpm against 72.5): a shared artifact that a mean-RGB trace gives no reference to reject. The previous chain scored 6.9 here by averaging whole-band tracked rates, which pulls noise towards the band centre (about the population mean); the anchored capture rate that fixed ubfc2 (1.6 bpm on the media path) picks the strongest peak instead.',
     '',
     'All items (the chain\'s heart rate, whatever the quality verdict):',
     '',

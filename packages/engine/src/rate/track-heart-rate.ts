@@ -1,10 +1,10 @@
 // Heart rate over a capture: sliding 10 s windows with a 1 s step (pyVHR `BPM.py` uses 5–10 s
 // windows and a 1 s step), per-window harmonic-checked spectra of every pulse method, Viterbi
-// tracking across windows (hr-track.ts), then the capture rate as the SQI-weighted mean of the
-// tracked per-window rates (the reference is 60 / mean inter-beat interval over the clip).
+// tracking across windows (hr-track.ts). The track gives the window SQIs (quality gate), the pulse
+// method and, for waveformToVitals, the rate; the camera chain's capture rate is capture-rate.ts.
 import { bandObservable, HR_BAND, hrWindow, refineRateHz, type HrBand, type HrWindow } from './hr-spectrum.js';
 import { viterbiPath } from './hr-track.js';
-import { bandBins, interpolatePeakBin, nextPow2, powerSpectrum } from '../dsp/spectrum.js';
+import { interpolatePeakBin, nextPow2 } from '../dsp/spectrum.js';
 
 export const HR_WINDOW_SEC = 10;
 export const HR_STEP_SEC = 1;
@@ -98,25 +98,4 @@ export function trackHeartRate(
     method,
     meanHrBpm: m ? hsum / wsum : NaN,
   };
-}
-
-/**
- * Capture heart rate: the whole-capture periodogram peak (rPPG-Toolbox and vitallens-core define
- * the clip rate this way) searched only within ±max(6 bpm, 8 %) of the tracked mean, so the
- * tracker supplies robustness against noise and harmonics and the periodogram supplies precision.
- */
-export function captureRateBpm(pulse: Float64Array, sampleRateHz: number, trackedMeanBpm: number, band: HrBand = HR_BAND): number {
-  if (!Number.isFinite(trackedMeanBpm) || pulse.length < 8) return trackedMeanBpm;
-  const half = Math.max(6, 0.08 * trackedMeanBpm);
-  const nfft = nextPow2(Math.max(4 * pulse.length, Math.ceil(sampleRateHz / 0.005)));
-  const s = powerSpectrum(pulse, sampleRateHz, nfft, { hann: false });
-  const lo = Math.max(band.lowHz, (trackedMeanBpm - half) / 60);
-  const hi = Math.min(band.highHz, (trackedMeanBpm + half) / 60);
-  if (hi <= lo) return trackedMeanBpm;
-  const [klo, khi] = bandBins(s, lo, hi);
-  let best = klo;
-  for (let k = klo + 1; k <= khi; k++) if (s.power[k] > s.power[best]) best = k;
-  // A peak on the search edge is a slope, not a peak: keep the tracked value then.
-  if (best === klo || best === khi) return trackedMeanBpm;
-  return interpolatePeakBin(s.power, best) * s.binHz * 60;
 }

@@ -182,7 +182,7 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   // The capture rate: the POS pulse tracked inside a corridor around the peak of the
   // reference-weighted averaged spectrum (rate/capture-rate.ts). `track` (both methods, whole
   // band) still supplies the SQI for the quality gate and the method for the beats.
-  const hrBpm = captureHeartRate(pulses.pos, fs, { band, references: pulses.noises }).hrBpm;
+  const hrBpm = captureHeartRate(pulses.pos, fs, { band, references: pulses.noises, track: pulses.noise === (pulses.noises[0] ?? null) ? track : undefined }).hrBpm;
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   if (!Number.isFinite(hrBpm)) {
     return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });

@@ -16,9 +16,9 @@
 // Measured on the ubfc2 recordings (docs/accuracy.md): the anchor removes the locks onto codec
 // pumping at ~1 Hz that a free tracker falls into when the pulse is weak for a stretch.
 import { powerSpectrum } from '../dsp/spectrum.js';
-import { bandObservable, HR_BAND, hrWindow, refineRateHz, type HrBand, type HrWindow } from './hr-spectrum.js';
+import { bandObservable, HR_BAND, hrWindow, refineRateHz, scoreSpectra, type HrBand, type HrWindow } from './hr-spectrum.js';
 import { viterbiPath } from './hr-track.js';
-import { HR_STEP_SEC, HR_WINDOW_SEC, hrNfft } from './track-heart-rate.js';
+import { HR_STEP_SEC, HR_WINDOW_SEC, hrNfft, type HrTrack } from './track-heart-rate.js';
 
 /** How strongly the averaged spectrum is down-weighted where a reference carries power. */
 export const CAPTURE_REFERENCE_PENALTY = 4;
@@ -47,7 +47,17 @@ function addNormalised(acc: Float64Array, power: Float64Array, lo: number): void
 export function captureHeartRate(
   pulse: Float64Array,
   sampleRateHz: number,
-  opts: { band?: HrBand; references?: Float64Array[]; windowSec?: number; stepSec?: number } = {},
+  opts: {
+    band?: HrBand;
+    references?: Float64Array[];
+    windowSec?: number;
+    stepSec?: number;
+    /**
+     * A whole-band track of the same capture (trackHeartRate over [pulse, ...] with `references[0]`
+     * as its noise, same window and step): its window spectra are reused instead of recomputed.
+     */
+    track?: HrTrack;
+  } = {},
 ): CaptureRate {
   const band = opts.band ?? HR_BAND;
   const refs = opts.references ?? [];
@@ -58,20 +68,32 @@ export function captureHeartRate(
   if (n < len) len = n;
   if (len < Math.round(4 * sampleRateHz) || len < 8 || !bandObservable(band, sampleRateHz)) return NONE;
   const nfft = hrNfft(len, sampleRateHz);
-  const ends: number[] = [];
-  for (let end = len; end <= n; end += step) ends.push(end);
-  if (ends[ends.length - 1] < n) ends.push(n);
-  const windows: HrWindow[] = ends.map((end) => hrWindow([pulse], end - len, end, sampleRateHz, nfft, band, refs[0] ?? null));
+  const track = opts.track && opts.track.windowLen === len && opts.track.windows.length ? opts.track : null;
+  let ends: number[];
+  let windows: HrWindow[];
+  if (track) {
+    // Same windows as the track: its first method's spectrum is this pulse's, its noise spectrum refs[0]'s.
+    ends = Array.from(track.windowEnd);
+    windows = track.windows.map((w) => scoreSpectra([w.spectra[0]], w.noiseSpectrum, w.windowSec, band));
+  } else {
+    ends = [];
+    for (let end = len; end <= n; end += step) ends.push(end);
+    if (ends[ends.length - 1] < n) ends.push(n);
+    windows = ends.map((end) => hrWindow([pulse], end - len, end, sampleRateHz, nfft, band, refs[0] ?? null));
+  }
   const { lo, states } = windows[0];
   const avg = new Float64Array(states);
   for (const w of windows) addNormalised(avg, w.spectra[0].power, lo);
-  for (const r of refs) {
+  refs.forEach((r, k) => {
     const ra = new Float64Array(states);
-    for (const end of ends) addNormalised(ra, powerSpectrum(r, sampleRateHz, nfft, { from: end - len, to: end }).power, lo);
+    for (let i = 0; i < ends.length; i++) {
+      const reuse = k === 0 ? windows[i].noiseSpectrum : null;
+      addNormalised(ra, (reuse ?? powerSpectrum(r, sampleRateHz, nfft, { from: ends[i] - len, to: ends[i] })).power, lo);
+    }
     let peak = 0;
     for (let i = 0; i < states; i++) peak = Math.max(peak, ra[i]);
     if (peak > 0) for (let i = 0; i < states; i++) avg[i] /= 1 + (CAPTURE_REFERENCE_PENALTY * ra[i]) / peak;
-  }
+  });
   let anchor = 0;
   for (let i = 1; i < states; i++) if (avg[i] > avg[anchor]) anchor = i;
   const binBpm = windows[0].binHz * 60;

@@ -29,6 +29,8 @@ export interface HrWindow {
   /** Harmonic-credited, per-method-weighted score per candidate bin, summing to 1. */
   score: Float64Array;
   spectra: Spectrum[];
+  /** The background reference's spectrum over the same samples, when there is one. */
+  noiseSpectrum: Spectrum | null;
   /** Method weights used for `score` (each method's own SQI at its own peak). */
   weights: number[];
   band: HrBand;
@@ -102,8 +104,16 @@ export function hrWindow(
   noise: Float64Array | null = null,
 ): HrWindow {
   const spectra = pulses.map((p) => powerSpectrum(p, sampleRateHz, nfft, { from, to }));
+  const ns = noise ? powerSpectrum(noise, sampleRateHz, nfft, { from, to }) : null;
+  return scoreSpectra(spectra, ns, (to - from) / sampleRateHz, band);
+}
+
+/**
+ * The window score from spectra already computed (one per pulse method, same nfft), with the
+ * background reference's spectrum `noiseSpectrum` for the down-weighting (kept on the window).
+ */
+export function scoreSpectra(spectra: Spectrum[], noiseSpectrum: Spectrum | null, windowSec: number, band: HrBand = HR_BAND): HrWindow {
   const s0 = spectra[0];
-  const windowSec = (to - from) / sampleRateHz;
   const [lo, hiBin] = bandBins(s0, band.lowHz, band.highHz);
   // A band the sampling rate cannot represent leaves a single state (rate unknown, SQI 0) rather
   // than an empty or negative range.
@@ -126,8 +136,8 @@ export function hrWindow(
       score[k - lo] += (w * (s.power[k] + HARMONIC_CREDIT * Math.min(h, s.power[k]))) / total;
     }
   }
-  if (noise) {
-    const ns = powerSpectrum(noise, sampleRateHz, nfft, { from, to });
+  if (noiseSpectrum) {
+    const ns = noiseSpectrum;
     let peak = 0;
     for (let k = lo; k <= hi; k++) peak = Math.max(peak, ns.power[k]);
     if (peak > 0) for (let k = lo; k <= hi; k++) score[k - lo] /= 1 + (BACKGROUND_PENALTY * ns.power[k]) / peak;
@@ -135,7 +145,7 @@ export function hrWindow(
   let sum = 0;
   for (let i = 0; i < states; i++) sum += score[i];
   if (sum > 0) for (let i = 0; i < states; i++) score[i] /= sum;
-  return { lo, states, binHz: s0.binHz, score, spectra, weights, band, windowSec };
+  return { lo, states, binHz: s0.binHz, score, spectra, noiseSpectrum, weights, band, windowSec };
 }
 
 /** Refined rate (Hz) near candidate bin k: the local power maximum of the best method, interpolated. */

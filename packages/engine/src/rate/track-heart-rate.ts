@@ -16,6 +16,10 @@ export interface HrTrack {
   sqi: Float64Array;
   /** Index (into the pulses array) of the best method per window. */
   method: Int32Array;
+  /** The analysed windows (spectra per method, background spectrum), each `windowLen` samples ending at `windowEnd`. */
+  windows: HrWindow[];
+  windowEnd: Int32Array;
+  windowLen: number;
   /** SQI-weighted mean of tracked window rates, bpm; NaN if no window. */
   meanHrBpm: number;
   /**
@@ -93,6 +97,9 @@ export function trackHeartRate(
   return {
     captureHrBpm: averagedPeakBpm(windows, m ? hsum / wsum : NaN),
     windowEndSec: Float64Array.from(ends, (e) => e / sampleRateHz),
+    windows,
+    windowEnd: Int32Array.from(ends),
+    windowLen: len,
     hrBpm: hr,
     sqi,
     method,

@@ -40,11 +40,27 @@ export function highPassBiquad(cutoffHz: number, sampleRateHz: number): Biquad {
   };
 }
 
+/** Coefficients by (kind, cutoff, rate): the live analyses ask for the same few filters every second. */
+const biquads = new Map<string, Biquad>();
+
+function cachedBiquad(kind: 'hp' | 'lp', cutoffHz: number, sampleRateHz: number): Biquad {
+  const key = `${kind}${cutoffHz}/${sampleRateHz}`;
+  let q = biquads.get(key);
+  if (!q) {
+    q = kind === 'hp' ? highPassBiquad(cutoffHz, sampleRateHz) : lowPassBiquad(cutoffHz, sampleRateHz);
+    if (biquads.size >= 256) biquads.clear();
+    biquads.set(key, q);
+  }
+  return q;
+}
+
+/** Padded working buffer shared by the zero-phase filters (synchronous, never returned). */
+let work = new Float64Array(1024);
+
 /** In-place direct-form-II-transposed biquad over x[from..to) in the given direction. */
-function runBiquad(q: Biquad, x: Float64Array, reverse: boolean): void {
+function runBiquad(q: Biquad, x: Float64Array, reverse: boolean, n = x.length): void {
   let z1 = 0;
   let z2 = 0;
-  const n = x.length;
   // Start from the steady state for the first sample to avoid a step transient.
   const x0 = reverse ? x[n - 1] : x[0];
   const dcGain = (q.b0 + q.b1 + q.b2) / (1 + q.a1 + q.a2);
@@ -74,19 +90,21 @@ export function bandPassZeroPhase(
   const n = x.length;
   const pad = Math.min(n - 1, Math.round(sampleRateHz * 1.5));
   const len = n + 2 * pad;
-  const buf = new Float64Array(len);
+  if (len < 0) return new Float64Array(len); // an empty input: the same RangeError as ever
+  if (work.length < len) work = new Float64Array(Math.max(len, 2 * work.length));
+  const buf = work;
   for (let i = 0; i < n; i++) buf[pad + i] = x[i];
   // Odd reflection about the end samples (as filtfilt's default padding).
   for (let i = 1; i <= pad; i++) {
     buf[pad - i] = 2 * x[0] - x[Math.min(n - 1, i)];
     buf[pad + n - 1 + i] = 2 * x[n - 1] - x[Math.max(0, n - 1 - i)];
   }
-  const hp = highPassBiquad(lowHz, sampleRateHz);
-  const lp = lowPassBiquad(highHz, sampleRateHz);
-  runBiquad(hp, buf, false);
-  runBiquad(lp, buf, false);
-  runBiquad(hp, buf, true);
-  runBiquad(lp, buf, true);
+  const hp = cachedBiquad('hp', lowHz, sampleRateHz);
+  const lp = cachedBiquad('lp', highHz, sampleRateHz);
+  runBiquad(hp, buf, false, len);
+  runBiquad(lp, buf, false, len);
+  runBiquad(hp, buf, true, len);
+  runBiquad(lp, buf, true, len);
   return buf.slice(pad, pad + n);
 }
 
@@ -94,7 +112,7 @@ export function bandPassZeroPhase(
 export function lowPassZeroPhase(x: ArrayLike<number>, sampleRateHz: number, cutoffHz: number): Float64Array {
   const buf = Float64Array.from(x as ArrayLike<number>);
   if (buf.length < 3) return buf;
-  const lp = lowPassBiquad(cutoffHz, sampleRateHz);
+  const lp = cachedBiquad('lp', cutoffHz, sampleRateHz);
   runBiquad(lp, buf, false);
   runBiquad(lp, buf, true);
   return buf;

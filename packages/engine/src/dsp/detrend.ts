@@ -14,14 +14,47 @@ export function detrendSmoothnessPriors(x: ArrayLike<number>, lambda = 100): Flo
     for (let i = 0; i < n; i++) out[i] = x[i] - m;
     return out;
   }
-  const trend = solveSmoothnessPriors(x, lambda * lambda);
+  if (trendWork.length < n) trendWork = new Float64Array(Math.max(n, 2 * trendWork.length));
+  const trend = solveInto(x, lambda * lambda, trendWork);
   for (let i = 0; i < n; i++) out[i] = x[i] - trend[i];
   return out;
 }
 
+/** Scratch for the trend inside detrendSmoothnessPriors (synchronous, never returned). */
+let trendWork = new Float64Array(1024);
+
 /** The trend: solves (I + l2·D2ᵀD2) z = x by banded LDLᵀ (bandwidth 2). */
 export function solveSmoothnessPriors(x: ArrayLike<number>, l2: number): Float64Array {
-  const n = x.length;
+  return solveInto(x, l2, new Float64Array(x.length));
+}
+
+interface Factor {
+  d: Float64Array;
+  l1: Float64Array;
+  lc: Float64Array;
+}
+
+/**
+ * The LDLᵀ factors depend only on (n, l2), and the live analyses detrend windows of the same few
+ * lengths every second: factors are kept for a handful of recent (n, l2) pairs.
+ */
+const factors = new Map<string, Factor>();
+const MAX_FACTORS = 16;
+const MAX_CACHED_N = 8192;
+
+function factorFor(n: number, l2: number): Factor {
+  const key = `${n}/${l2}`;
+  const hit = factors.get(key);
+  if (hit) return hit;
+  const f = factorize(n, l2);
+  if (n <= MAX_CACHED_N) {
+    if (factors.size >= MAX_FACTORS) factors.delete(factors.keys().next().value!);
+    factors.set(key, f);
+  }
+  return f;
+}
+
+function factorize(n: number, l2: number): Factor {
   // Diagonals of A = I + l2·D2ᵀD2: main a, first off-diagonal b, second off-diagonal c.
   const a = new Float64Array(n);
   const b = new Float64Array(n);
@@ -52,7 +85,13 @@ export function solveSmoothnessPriors(x: ArrayLike<number>, l2: number): Float64
     }
     if (i + 2 < n) lc[i] = c[i] / di;
   }
-  const z = new Float64Array(n);
+  return { d, l1, lc };
+}
+
+/** solveSmoothnessPriors into `z` (length ≥ x.length; only the first x.length entries are written). */
+function solveInto(x: ArrayLike<number>, l2: number, z: Float64Array): Float64Array {
+  const n = x.length;
+  const { d, l1, lc } = factorFor(n, l2);
   for (let i = 0; i < n; i++) {
     let v = x[i];
     if (i >= 1) v -= l1[i - 1] * z[i - 1];

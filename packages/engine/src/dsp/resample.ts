@@ -14,11 +14,15 @@ export interface UniformSeries {
   gapSamples: number;
 }
 
+/** Scratch for medianIntervalMicros (synchronous, never returned). */
+let intervalWork = new Float64Array(1024);
+
 /** Median interval of increasing timestamps (µs); NaN with fewer than two. */
 export function medianIntervalMicros(tMicros: ArrayLike<number>, from = 0, to = tMicros.length): number {
   const n = to - from;
   if (n < 2) return NaN;
-  const d = new Float64Array(n - 1);
+  if (intervalWork.length < n - 1) intervalWork = new Float64Array(Math.max(n - 1, 2 * intervalWork.length));
+  const d = intervalWork.subarray(0, n - 1);
   for (let i = from + 1; i < to; i++) d[i - from - 1] = tMicros[i] - tMicros[i - 1];
   d.sort();
   const m = (n - 1) >> 1;
@@ -75,6 +79,50 @@ export function decimateMean(x: Float64Array, factor: number): Float64Array {
     let s = 0;
     for (let k = 0; k < factor; k++, j++) s += x[j];
     out[i] = s * inv;
+  }
+  return out;
+}
+
+/**
+ * `resampleUniform` followed by `decimateMean(·, factor)` on every channel, in one pass and without
+ * the full-rate arrays: each output is the same sum, in the same order, of the same interpolated
+ * values, so the result is bit-identical to the two-step form.
+ */
+export function resampleDecimated(
+  tMicros: ArrayLike<number>,
+  channels: ArrayLike<number>[],
+  sampleRateHz: number,
+  factor: number,
+  opts: { from?: number; to?: number } = {},
+): Float64Array[] {
+  if (factor <= 1) return resampleUniform(tMicros, channels, sampleRateHz, opts).channels;
+  const from = opts.from ?? 0;
+  const to = opts.to ?? tMicros.length;
+  const t0 = tMicros[from];
+  const span = tMicros[to - 1] - t0;
+  const stepMicros = 1e6 / sampleRateHz;
+  const n = to - from > 0 ? Math.floor(span / stepMicros + 1e-9) + 1 : 0;
+  const m = Math.floor(n / factor);
+  const nc = channels.length;
+  const out = channels.map(() => new Float64Array(m));
+  const inv = 1 / factor;
+  const sums = new Float64Array(nc);
+  let j = from;
+  for (let o = 0, i = 0; o < m; o++) {
+    sums.fill(0);
+    for (let k = 0; k < factor; k++, i++) {
+      const t = t0 + i * stepMicros;
+      while (j + 1 < to - 1 && tMicros[j + 1] <= t) j++;
+      const ta = tMicros[j];
+      const tb = j + 1 < to ? tMicros[j + 1] : ta;
+      const w = tb > ta ? Math.min(1, Math.max(0, (t - ta) / (tb - ta))) : 0;
+      const next = j + 1 < to ? j + 1 : j;
+      for (let c = 0; c < nc; c++) {
+        const ch = channels[c];
+        sums[c] += ch[j] + w * (ch[next] - ch[j]);
+      }
+    }
+    for (let c = 0; c < nc; c++) out[c][o] = sums[c] * inv;
   }
   return out;
 }

@@ -4,16 +4,32 @@
 // J. O. Smith, "Spectral Audio Signal Processing", quadratic interpolation of spectral peaks.
 import FFT from 'fft.js';
 
-const plans = new Map<number, { fft: FFT; input: Float64Array; out: number[] }>();
+// `out` is a Float64Array rather than fft.js's plain array: the same float64 values, without boxed
+// numbers or element-kind transitions (fft.js only indexes it).
+const plans = new Map<number, { fft: FFT; input: Float64Array; out: Float64Array }>();
 
-function plan(size: number): { fft: FFT; input: Float64Array; out: number[] } {
+function plan(size: number): { fft: FFT; input: Float64Array; out: Float64Array } {
   let p = plans.get(size);
   if (!p) {
     const fft = new FFT(size);
-    p = { fft, input: new Float64Array(size), out: fft.createComplexArray() as number[] };
+    p = { fft, input: new Float64Array(size), out: new Float64Array(2 * size) };
     plans.set(size, p);
   }
   return p;
+}
+
+/** Hann taper values for segment length n (the same expression as before, computed once per n). */
+const hannWindows = new Map<number, Float64Array>();
+
+function hannWindow(n: number): Float64Array {
+  let w = hannWindows.get(n);
+  if (!w) {
+    w = new Float64Array(n);
+    for (let i = 0; i < n; i++) w[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 0.5)) / n);
+    if (hannWindows.size >= 64) hannWindows.clear();
+    hannWindows.set(n, w);
+  }
+  return w;
 }
 
 export function nextPow2(n: number): number {
@@ -50,12 +66,13 @@ export function powerSpectrum(
   let m = 0;
   for (let i = from; i < to; i++) m += x[i];
   m /= Math.max(1, n);
-  const hann = opts.hann ?? true;
-  for (let i = 0; i < n; i++) {
-    const w = hann ? 0.5 - 0.5 * Math.cos((2 * Math.PI * (i + 0.5)) / n) : 1;
-    input[i] = (x[from + i] - m) * w;
+  if (opts.hann ?? true) {
+    const w = hannWindow(n);
+    for (let i = 0; i < n; i++) input[i] = (x[from + i] - m) * w[i];
+  } else {
+    for (let i = 0; i < n; i++) input[i] = (x[from + i] - m) * 1;
   }
-  p.fft.realTransform(p.out, input);
+  p.fft.realTransform(p.out as unknown as number[], input);
   const half = size / 2;
   const power = new Float64Array(half + 1);
   const out = p.out;

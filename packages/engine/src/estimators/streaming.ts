@@ -5,7 +5,7 @@
 // HRV, beta BP and SpO2). `finish()` runs the offline chain over the accumulated trace, so its
 // measurement equals `estimateOffline` on the same packets by construction.
 import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
-import { decimateMean, medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
+import { medianIntervalMicros, resampleDecimated } from '../dsp/resample.js';
 import { roundTo } from '../dsp/stats.js';
 import { referencedPulses } from '../pulse/background-reference.js';
 import { bandObservable, hrWindow, refineRateHz } from '../rate/hr-spectrum.js';
@@ -105,10 +105,10 @@ export class StreamingEstimator {
     const frameHz = 1e6 / medianIntervalMicros(tr.tMicros, from, to);
     if (!bandObservable(bandOf(this.opts), frameHz)) return null;
     const bgIn = tr.bg;
-    const u = resampleUniform(tr.tMicros, bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b], frameHz, { from, to });
     const factor = Math.max(1, Math.floor(frameHz / minAnalysisHz));
     const fs = frameHz / factor;
-    const [r, g, b, br, bgc, bb] = u.channels.map((c) => decimateMean(c, factor));
+    // Resampled at the frame rate and boxcar-decimated (dsp/resample.ts), fused into one pass.
+    const [r, g, b, br, bgc, bb] = resampleDecimated(tr.tMicros, bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b], frameHz, factor, { from, to });
     if (r.length < 4 * fs) return null;
     return { fs, r, b, pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), { posOnly }) };
   }

@@ -10,6 +10,7 @@
 import { parseUntrustedJson } from '../json.js';
 import type { WebSocket } from 'ws';
 import {
+  FACE_CROP_PACKET_BYTES,
   HR_EVENT_MIN_SQI,
   PROTOCOL_VERSION,
   STREAM_QUEUE_FRAMES,
@@ -163,7 +164,7 @@ export class StreamConnection implements Drainable {
       return;
     }
     this.messageGuard!.take();
-    const p = decodePacket(data);
+    const p = isFaceCrop(data) ? faceCropOf(data) : decodePacket(data);
     if (isPacketError(p)) {
       this.fatal('protocol_error', p.error, CLOSE.protocol);
       return;
@@ -294,7 +295,7 @@ export class StreamConnection implements Drainable {
       const events = this.estimator.push(p);
       this.processed++;
       this.lastProcessedT = p.tMicros;
-      for (const e of events) this.emit(e, arrivedAt);
+      for (let i = 0; i < events.length; i++) this.emit(events[i], arrivedAt);
       n++;
     }
     return this.queue.length > 0 && this.estimator !== undefined;
@@ -499,6 +500,16 @@ export class StreamConnection implements Drainable {
       ...(m ? { engine: m.stats } : {}),
     };
   }
+}
+
+/** A well-formed type-1 packet (the same checks decodePacket makes for type 1). */
+function isFaceCrop(data: Buffer): boolean {
+  return data.length === FACE_CROP_PACKET_BYTES && data[0] === 1 && data[1] === PROTOCOL_VERSION;
+}
+
+/** decodePacket's type-1 result read straight from the Buffer (no DataView per frame). */
+function faceCropOf(data: Buffer): FaceCropPacket {
+  return { type: 1, seq: data.readUInt32LE(2), tMicros: data.readUInt32LE(6), flags: data.readUInt16LE(10), pixels: data.subarray(12, FACE_CROP_PACKET_BYTES) };
 }
 
 function emptyFields(): MeasurementFields {

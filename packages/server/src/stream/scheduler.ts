@@ -40,9 +40,12 @@ export class FrameScheduler {
   private run = (): void => {
     this.pending = false;
     const deadline = performance.now() + SLICE_MS;
+    let late = false;
     while (this.ready.length > 0) {
-      for (const s of this.ready) {
-        if (performance.now() >= deadline) {
+      const ready = this.ready;
+      for (let i = 0; i < ready.length; i++) {
+        const s = ready[i];
+        if (late || (late = performance.now() >= deadline)) {
           this.next.push(s);
           continue;
         }
@@ -55,8 +58,11 @@ export class FrameScheduler {
         if (more) this.next.push(s);
         else s.scheduled = false;
       }
-      [this.ready, this.next] = [this.next, []];
-      if (performance.now() >= deadline) break;
+      // Swap the two lists (no new arrays per round).
+      ready.length = 0;
+      this.ready = this.next;
+      this.next = ready;
+      if (late || performance.now() >= deadline) break;
     }
     if (this.ready.length > 0) {
       this.pending = true;

@@ -5,7 +5,8 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import { isErrorCode, newRequestId, ERROR_STATUS } from '@vitals/protocol';
+import { isErrorCode, ERROR_STATUS } from '@vitals/protocol';
+import { newRequestId } from './ids.js';
 import { ApiError } from './errors.js';
 import { schemaCompiler } from './validation.js';
 import { parseUntrustedJson } from './json.js';
@@ -41,6 +42,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.decorateRequest('auth', undefined);
   app.decorateRequest('arrivedAt', 0);
   app.decorateRequest('usageQualityLevel', undefined);
+  app.decorateRequest('usageRecorded', false);
 
   app.addHook('onRequest', async (req, reply) => {
     req.arrivedAt = ctx.clock.now();

@@ -14,7 +14,7 @@ import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/i
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
   return config.databaseUrl
     ? openDatabase({ databaseUrl: config.databaseUrl, pgSchema: extra.pgSchema })
-    : openDatabase({ sqlitePath: path.join(config.dataDir, 'vitals.db') });
+    : openDatabase({ sqlitePath: path.join(config.dataDir, 'vitals.db'), backgroundCheckpoint: true });
 }
 
 export async function createContext(

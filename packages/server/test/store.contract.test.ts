@@ -271,6 +271,62 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
     });
   });
 
+  describe('write units (one transaction per signed write)', () => {
+    const count = async (table: 'measurements' | 'usage_log') =>
+      Number((await db().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+    test('a unit that throws after writing leaves no half-written rows; its caller gets the error', async () => {
+      const m = measurement('k');
+      const failing = h.db.write(async (tx) => {
+        await insertMeasurement(tx, m, null, 'o', T);
+        await appendUsage(tx, 'k', usage({ endpoint: '/sdk/v1/measurements' }));
+        throw new Error('boom after two rows');
+      });
+      await expect(failing).rejects.toThrow('boom after two rows');
+      expect(await getMeasurement(db(), 'k', m.id)).toBeUndefined();
+      expect(await count('usage_log')).toBe(0);
+    });
+
+    test('concurrent units: a failing one rolls back alone, the others commit before their promises settle', async () => {
+      const ms = Array.from({ length: 6 }, () => measurement('k'));
+      const results = await Promise.allSettled(
+        ms.map((m, i) =>
+          h.db.write(async (tx) => {
+            await insertMeasurement(tx, m, null, 'o', T + i);
+            await appendUsage(tx, 'k', usage({ time: T + i }));
+            if (i === 2) throw new Error('unit 2 fails');
+            return m.id;
+          }),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+      for (const [i, m] of ms.entries()) expect(Boolean(await getMeasurement(db(), 'k', m.id))).toBe(i !== 2);
+      expect(await count('measurements')).toBe(5);
+      expect(await count('usage_log')).toBe(5);
+    });
+
+    test('a unit that violates a constraint is rolled back alone (duplicate id)', async () => {
+      const m = measurement('k');
+      await insertMeasurement(db(), m, null, 'o', T);
+      const dup = h.db.write(async (tx) => {
+        await appendUsage(tx, 'k', usage());
+        await insertMeasurement(tx, m, null, 'o', T);
+      });
+      const ok = h.db.write((tx) => appendUsage(tx, 'k', usage()));
+      await expect(dup).rejects.toThrow();
+      await ok;
+      expect(await count('measurements')).toBe(1);
+      expect(await count('usage_log')).toBe(1);
+    });
+
+    test('nonces spent through single-statement units: exactly one of concurrent spends wins', async () => {
+      const spend = () => h.db.write((tx) => spendNonce(tx, 'k', 'unit-nonce', T, 600_000), { single: true });
+      const results = await Promise.all(Array.from({ length: 8 }, spend));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await spend()).toBe(false);
+    });
+  });
+
   describe('metering and settings', () => {
     test('month usage accumulates atomically and reads back as numbers', async () => {
       const month = monthOf(T);

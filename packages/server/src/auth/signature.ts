@@ -11,13 +11,13 @@ import {
   NONCE_MAX_LENGTH,
   NONCE_MIN_LENGTH,
   SIGNATURE_WINDOW_SEC,
-  newLogId,
   type UsageErrorCode,
 } from '@vitals/protocol';
 import { ApiError } from '../errors.js';
+import { newLogId } from '../ids.js';
 import type { KeyRecord } from '../store/orgs-keys.js';
 import { spendNonce } from '../store/nonces.js';
-import { appendUsage } from '../store/usage-log.js';
+import { appendUsage, type UsageRow } from '../store/usage-log.js';
 import { rateHeaders, RateLimiter } from './rate-limiter.js';
 import type { AppContext } from '../context.js';
 
@@ -32,6 +32,8 @@ declare module 'fastify' {
     arrivedAt: number;
     /** Set by a handler that stored a measurement: the usage row's `qualityLevel`. */
     usageQualityLevel?: string | null;
+    /** Set by a handler that wrote the success row itself, in its own write unit. */
+    usageRecorded?: boolean;
   }
   interface FastifyContextConfig {
     /** The route is behind the NCS1 signature layer. */
@@ -92,7 +94,10 @@ export class SignatureLayer {
     if (!verifyNcs1(key.secretSha256, req.method, req.url, ts, nonce, raw, signature))
       return this.reject(req, reply, key.id, 'invalid_signature');
 
-    const fresh = await spendNonce(this.ctx.db.db, key.id, nonce, now, 2 * SIGNATURE_WINDOW_SEC * 1000);
+    const ttlMs = 2 * SIGNATURE_WINDOW_SEC * 1000;
+    const fresh = await this.ctx.db.write((tx) => spendNonce(tx, key.id, nonce, now, ttlMs), {
+      single: true,
+    });
     if (!fresh) return this.reject(req, reply, key.id, 'nonce_reused');
 
     // CLARIFICATIONS 3: the per-key limit covers every signed path; the logs endpoint also has its own.
@@ -134,19 +139,33 @@ export class SignatureLayer {
 
   /** onSend hook: a 2xx answer to an authenticated call is a `success` row (not for log reads). */
   recordSuccess = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!req.auth || reply.statusCode >= 300 || req.routeOptions.config.usageLogRead) return;
-    await appendUsage(this.ctx.db.db, req.auth.key.id, {
-      id: newLogId(),
-      time: req.arrivedAt,
-      endpoint: pathOnly(req.url),
-      method: req.method,
-      status: 'success',
-      latencyMs: Math.max(0, Math.round(this.ctx.clock.now() - req.arrivedAt)),
-      requestId: String(req.id),
-      error: null,
-      errorCode: null,
-      qualityLevel: req.usageQualityLevel ?? null,
-    });
+    if (!req.auth || req.usageRecorded || reply.statusCode >= 300 || req.routeOptions.config.usageLogRead)
+      return;
+    await appendUsage(
+      this.ctx.db.db,
+      req.auth.key.id,
+      successRow(req, this.ctx.clock.now(), req.usageQualityLevel ?? null),
+    );
+  };
+}
+
+/**
+ * The `success` row of an authenticated call. A handler that stores something writes it in the
+ * same write unit as its own rows (then `req.usageRecorded`), so the row and the stored data commit
+ * together; `latencyMs` is then the time until that commit.
+ */
+export function successRow(req: FastifyRequest, now: number, qualityLevel: string | null): UsageRow {
+  return {
+    id: newLogId(),
+    time: req.arrivedAt,
+    endpoint: pathOnly(req.url),
+    method: req.method,
+    status: 'success',
+    latencyMs: Math.max(0, Math.round(now - req.arrivedAt)),
+    requestId: String(req.id),
+    error: null,
+    errorCode: null,
+    qualityLevel,
   };
 }
 

@@ -8,7 +8,6 @@ import {
   Measurement,
   MeasurementSubmission,
   envelopeOf,
-  newMeasurementId,
 } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { fromSubmission, present } from '../domain/measurement.js';
@@ -16,6 +15,9 @@ import { assess } from '../domain/assessment.js';
 import { computeBaseline } from '../domain/baseline.js';
 import { baselineRows, getMeasurement, insertMeasurement } from '../store/measurements.js';
 import { notFound } from '../errors.js';
+import { successRow } from '../auth/signature.js';
+import { appendUsage } from '../store/usage-log.js';
+import { newMeasurementId } from '../ids.js';
 
 const Advanced = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
 const Include = Type.Optional(Type.Literal('assessment'));
@@ -39,8 +41,12 @@ export async function measurementRoutes(app: FastifyInstance, ctx: AppContext): 
       const now = ctx.clock.now();
       const m = fromSubmission(body, { id: newMeasurementId(), keyId: key.id, requestId: String(req.id), createdAt: now });
       const raw = advanced && body.raw ? body.raw : null;
-      await insertMeasurement(ctx.db.db, m, raw, key.orgId, now);
-      req.usageQualityLevel = m.quality?.level ?? null;
+      // The measurement and its usage row commit together: neither is stored without the other.
+      await ctx.db.write(async (tx) => {
+        await insertMeasurement(tx, m, raw, key.orgId, now);
+        await appendUsage(tx, key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null));
+      });
+      req.usageRecorded = true;
       return reply.code(201).send({ ok: true, data: present(m, raw, { advanced }) });
     },
   );

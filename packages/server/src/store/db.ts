@@ -9,6 +9,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type PostgresDialectConfig } from 'kysely';
 import type { Database } from './schema.js';
+import { startBackgroundCheckpoints } from './sqlite-checkpoint.js';
+import { GroupCommit, type WriteUnit } from './group-commit.js';
 
 // PostgreSQL returns int8/numeric as strings; our values are epoch ms and counters that fit a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -19,6 +21,14 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DbHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /**
+   * Runs a unit of writes atomically: all of it is stored or none. The promise settles after the
+   * commit. SQLite: units arriving together share one transaction, each in its own savepoint
+   * (group-commit.ts); PostgreSQL: a transaction per unit, or with `single` (a unit of one
+   * statement, or of statements each safe alone) no transaction: BEGIN and COMMIT would be two
+   * more round trips. The unit must use only the `tx` given.
+   */
+  write<T>(unit: WriteUnit<T>, opts?: { single?: boolean }): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -29,6 +39,8 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   pgSchema?: string;
   poolSize?: number;
+  /** SQLite file only: WAL checkpoints in a worker thread instead of inside commits (sqlite-checkpoint.ts). */
+  backgroundCheckpoint?: boolean;
 }
 
 export function openDatabase(opts: OpenOptions): DbHandle {
@@ -42,7 +54,12 @@ export function openDatabase(opts: OpenOptions): DbHandle {
     });
     const dialect = schema ? new SchemaScopedPostgresDialect({ pool }, schema) : new PostgresDialect({ pool });
     const db = new Kysely<Database>({ dialect });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      write: (unit, o) => (o?.single ? unit(db) : db.transaction().execute(unit)),
+      close: () => db.destroy(),
+    };
   }
   const file = opts.sqlitePath ?? ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -51,8 +68,20 @@ export function openDatabase(opts: OpenOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  const checkpointer =
+    opts.backgroundCheckpoint && file !== ':memory:' ? startBackgroundCheckpoints(sqlite, file) : undefined;
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const group = new GroupCommit(db);
+  return {
+    db,
+    dialect: 'sqlite',
+    write: (unit) => group.run(unit),
+    close: async () => {
+      await group.drain();
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Stored measurements, per-user history and the rows the baseline is computed from. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { prepare } from './compiled.js';
 import type { Measurement, MeasurementRaw } from '../domain/measurement.js';
 
 export interface StoredMeasurement {
@@ -10,6 +11,32 @@ export interface StoredMeasurement {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+const COLUMNS = [
+  'id',
+  'key_id',
+  'org_id',
+  'user_ref',
+  'request_id',
+  'origin',
+  'created_at',
+  'doc',
+  'raw',
+  'quality_level',
+  'quality_score',
+  'usable',
+  'is_complete',
+  'heart_rate_bpm',
+  'rmssd_ms',
+  'sdnn_ms',
+  'breathing_rate',
+  'stress_index',
+  'systolic_mmhg',
+  'diastolic_mmhg',
+  'spo2_pct',
+] as const satisfies ReadonlyArray<keyof Database['measurements']>;
+
+const insertRow = prepare(COLUMNS, (db, p) => db.insertInto('measurements').values(p));
+
 export async function insertMeasurement(
   db: Kysely<Database>,
   m: Measurement,
@@ -18,32 +45,30 @@ export async function insertMeasurement(
   createdAt: number,
 ): Promise<void> {
   const q = m.quality;
-  await db
-    .insertInto('measurements')
-    .values({
-      id: m.id,
-      key_id: m.keyId,
-      org_id: orgId,
-      user_ref: m.userRef ?? null,
-      request_id: m.requestId,
-      origin: m.origin,
-      created_at: createdAt,
-      doc: JSON.stringify(m),
-      raw: raw ? JSON.stringify(raw) : null,
-      quality_level: q?.level ?? null,
-      quality_score: num(q?.score),
-      usable: q?.usable ? 1 : 0,
-      is_complete: m.isComplete ? 1 : 0,
-      heart_rate_bpm: num(m.cardiac?.heartRate?.value),
-      rmssd_ms: num(m.hrv?.rmssdMs),
-      sdnn_ms: num(m.hrv?.sdnnMs),
-      breathing_rate: num(m.respiratory?.breathingRate?.value),
-      stress_index: num(m.stress?.index),
-      systolic_mmhg: num(m.bloodPressure?.systolicMmHg),
-      diastolic_mmhg: num(m.bloodPressure?.diastolicMmHg),
-      spo2_pct: num(m.spo2?.value),
-    })
-    .execute();
+  const row: Database['measurements'] = {
+    id: m.id,
+    key_id: m.keyId,
+    org_id: orgId,
+    user_ref: m.userRef ?? null,
+    request_id: m.requestId,
+    origin: m.origin,
+    created_at: createdAt,
+    doc: JSON.stringify(m),
+    raw: raw ? JSON.stringify(raw) : null,
+    quality_level: q?.level ?? null,
+    quality_score: num(q?.score),
+    usable: q?.usable ? 1 : 0,
+    is_complete: m.isComplete ? 1 : 0,
+    heart_rate_bpm: num(m.cardiac?.heartRate?.value),
+    rmssd_ms: num(m.hrv?.rmssdMs),
+    sdnn_ms: num(m.hrv?.sdnnMs),
+    breathing_rate: num(m.respiratory?.breathingRate?.value),
+    stress_index: num(m.stress?.index),
+    systolic_mmhg: num(m.bloodPressure?.systolicMmHg),
+    diastolic_mmhg: num(m.bloodPressure?.diastolicMmHg),
+    spo2_pct: num(m.spo2?.value),
+  };
+  await insertRow.execute(db, row);
 }
 
 /** One measurement of one key; another key's id is indistinguishable from an unknown one. */
@@ -54,7 +79,12 @@ export async function getMeasurement(db: Kysely<Database>, keyId: string, id: st
     .where('id', '=', id)
     .where('key_id', '=', keyId)
     .executeTakeFirst();
-  return row && { doc: JSON.parse(row.doc) as Measurement, raw: row.raw ? (JSON.parse(row.raw) as MeasurementRaw) : null };
+  return (
+    row && {
+      doc: JSON.parse(row.doc) as Measurement,
+      raw: row.raw ? (JSON.parse(row.raw) as MeasurementRaw) : null,
+    }
+  );
 }
 
 export interface UserSummaryRow {

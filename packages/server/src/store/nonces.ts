@@ -4,15 +4,19 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { prepare } from './compiled.js';
+
+const insertNonce = prepare(['keyId', 'nonce', 'expiresAt'], (db, p) =>
+  db
+    .insertInto('nonces')
+    .values({ key_id: p.keyId, nonce: p.nonce, expires_at: p.expiresAt })
+    .onConflict((oc) => oc.columns(['key_id', 'nonce']).doNothing()),
+);
 
 /** Records a nonce; false when it was already spent (and not yet expired). */
 export async function spendNonce(db: Kysely<Database>, keyId: string, nonce: string, now: number, ttlMs: number): Promise<boolean> {
-  const res = await db
-    .insertInto('nonces')
-    .values({ key_id: keyId, nonce, expires_at: now + ttlMs })
-    .onConflict((oc) => oc.columns(['key_id', 'nonce']).doNothing())
-    .executeTakeFirst();
-  if (Number(res.numInsertedOrUpdatedRows ?? 0) > 0) return true;
+  const res = await insertNonce.execute(db, { keyId, nonce, expiresAt: now + ttlMs });
+  if (Number(res.numAffectedRows ?? 0) > 0) return true;
   // A row exists: it is a replay unless it has expired, in which case it is taken over.
   const taken = await db
     .updateTable('nonces')

@@ -2,27 +2,43 @@
 import type { Kysely } from 'kysely';
 import type { UsageLogRow } from '@vitals/protocol';
 import type { Database } from './schema.js';
+import { prepare } from './compiled.js';
 
 /** A usage-log row as the spec's table defines it (protocol schema `UsageLogRow`). */
 export type UsageRow = UsageLogRow;
 
+const insertUsage = prepare(
+  [
+    'id',
+    'keyId',
+    'time',
+    'endpoint',
+    'method',
+    'status',
+    'latencyMs',
+    'requestId',
+    'error',
+    'errorCode',
+    'qualityLevel',
+  ],
+  (db, p) =>
+    db.insertInto('usage_log').values({
+      id: p.id,
+      key_id: p.keyId,
+      time: p.time,
+      endpoint: p.endpoint,
+      method: p.method,
+      status: p.status,
+      latency_ms: p.latencyMs,
+      request_id: p.requestId,
+      error: p.error,
+      error_code: p.errorCode,
+      quality_level: p.qualityLevel,
+    }),
+);
+
 export async function appendUsage(db: Kysely<Database>, keyId: string | null, row: UsageRow): Promise<void> {
-  await db
-    .insertInto('usage_log')
-    .values({
-      id: row.id,
-      key_id: keyId,
-      time: row.time,
-      endpoint: row.endpoint,
-      method: row.method,
-      status: row.status,
-      latency_ms: row.latencyMs,
-      request_id: row.requestId,
-      error: row.error,
-      error_code: row.errorCode,
-      quality_level: row.qualityLevel,
-    })
-    .execute();
+  await insertUsage.execute(db, { ...row, keyId });
 }
 
 /** Rows strictly after (time, id), oldest first. */

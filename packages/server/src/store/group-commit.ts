@@ -1,0 +1,91 @@
+/**
+ * Group commit for the embedded store. SQLite has one writer and Kysely runs every query on one
+ * connection, so concurrent write units queue anyway; here the units that arrive in the same turn
+ * of the event loop share one transaction. A commit's fixed cost (locks, WAL header, the pager's
+ * end-of-transaction work) and the pages every unit touches (the right-most leaves of the rowid
+ * tables and time-ordered indexes) are then paid once per batch instead of once per unit
+ * (docs/benchmarks.md, API; docs/decisions.md).
+ *
+ * Each unit runs inside its own savepoint: a unit that throws is rolled back alone and its caller
+ * gets the error; the others still commit. Every caller's promise settles only after the commit,
+ * so nothing is acknowledged before it is in the WAL. A unit must use only the `tx` it is given
+ * (a query on the outer handle would wait for the connection this transaction holds).
+ */
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+export type WriteUnit<T> = (tx: Kysely<Database>) => Promise<T>;
+
+interface Pending {
+  unit: WriteUnit<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+const SAVEPOINT = CompiledQuery.raw('savepoint unit');
+const RELEASE = CompiledQuery.raw('release savepoint unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint unit');
+
+/** At most this many units share one transaction (bounds how long the writer is held). */
+export const MAX_BATCH = 64;
+
+export class GroupCommit {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private inFlight: Promise<void> = Promise.resolve();
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  run<T>(unit: WriteUnit<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ unit, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  /** Settles once every unit queued so far has been committed or rejected (before closing). */
+  async drain(): Promise<void> {
+    while (this.scheduled || this.queue.length) await new Promise((r) => setImmediate(r));
+    await this.inFlight;
+  }
+
+  private flush(): Promise<void> {
+    this.inFlight = this.commitBatch();
+    return this.inFlight;
+  }
+
+  private async commitBatch(): Promise<void> {
+    const batch = this.queue.splice(0, MAX_BATCH);
+    if (this.queue.length) setImmediate(() => void this.flush());
+    else this.scheduled = false;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.db.transaction().execute(async (tx) => {
+        for (const p of batch) {
+          await tx.executeQuery(SAVEPOINT);
+          try {
+            const value = await p.unit(tx);
+            await tx.executeQuery(RELEASE);
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await tx.executeQuery(ROLLBACK_TO);
+            await tx.executeQuery(RELEASE);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit itself failed (or a rollback did): nothing of this batch is stored.
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    batch.forEach((p, i) => {
+      const o = outcomes[i];
+      if (o.ok) p.resolve(o.value);
+      else p.reject(o.error);
+    });
+  }
+}

@@ -3,6 +3,7 @@ import { captureHeartRate } from '../src/rate/capture-rate.js';
 import { trackHeartRate } from '../src/rate/track-heart-rate.js';
 import { REST_BAND } from '../src/pulse/pulse-signals.js';
 import { cropTexture } from '../src/trace/texture.js';
+import { estimateOffline, generatePhantom } from '@vitals/engine';
 
 const FS = 30;
 
@@ -71,6 +72,22 @@ describe('capture heart rate (anchored on the reference-weighted averaged spectr
     const a = captureHeartRate(x, FS, { band: REST_BAND, references: [ref] });
     const b = captureHeartRate(x, FS, { band: REST_BAND, references: [ref], track });
     expect(b.hrBpm).toBeCloseTo(a.hrBpm, 9);
+  });
+});
+
+describe('capture heart rate on short clean captures', () => {
+  // A texture reference taken over the face carried the pulse (face edges) and its spectral
+  // down-weighting pushed 20–25 s captures onto the harmonic (66 → 133 bpm); the reference is now
+  // the background corners' texture, which has no pulse.
+  it.each([
+    [20, 66],
+    [25, 66],
+    [20, 52],
+    [22, 118],
+  ])('%i s at %i bpm is measured at its rate, not its harmonic', (durationSec, heartRateBpm) => {
+    const { packets, truth } = generatePhantom({ heartRateBpm, durationSec, fps: 30, seed: 3 });
+    const m = estimateOffline(packets);
+    expect(Math.abs(m.stats.internalHeartRateBpm! - truth.heartRateBpm)).toBeLessThanOrEqual(3);
   });
 });
 

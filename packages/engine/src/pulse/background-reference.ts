@@ -159,6 +159,103 @@ function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: numbe
   return { r: out[0], g: out[1], b: out[2] };
 }
 
+/**
+ * The same windowed, shrunk least-squares rejection as rejectBandLimited for any number of
+ * reference signals (band-limited, zero mean): the three background channels plus further
+ * pulse-less references such as the crop's texture energy (trace/texture.ts).
+ */
+function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand): Channels {
+  const s = [skin.r, skin.g, skin.b].map((c) => bandLimitedChannel(c, sampleRateHz, band));
+  const n = s[0].length;
+  for (const c of s) for (let i = 0; i < n; i++) c[i] -= 1;
+  const q = refs.length;
+  const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
+  if (len < 8 || q === 0) return { r: s[0].map((v) => v + 1), g: s[1].map((v) => v + 1), b: s[2].map((v) => v + 1) };
+  const out = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
+  const wsum = new Float64Array(n);
+  const step = Math.max(1, len >> 1);
+  const starts: number[] = [];
+  for (let st = 0; st + len <= n; st += step) starts.push(st);
+  if (starts[starts.length - 1] + len < n) starts.push(n - len);
+  const dof = Math.max(2 * q, 2 * (band.highHz - band.lowHz) * (len / sampleRateHz));
+  const chance = q / dof;
+  const fit = new Float64Array(len);
+  for (const st of starts) {
+    const end = st + len;
+    const xtx = new Float64Array(q * q);
+    const xty = [new Float64Array(q), new Float64Array(q), new Float64Array(q)];
+    for (let a = 0; a < q; a++) {
+      const xa = refs[a];
+      for (let b = a; b < q; b++) {
+        const xb = refs[b];
+        let acc = 0;
+        for (let i = st; i < end; i++) acc += xa[i] * xb[i];
+        xtx[a * q + b] = acc;
+        xtx[b * q + a] = acc;
+      }
+      for (let c = 0; c < 3; c++) {
+        const sc = s[c];
+        let acc = 0;
+        for (let i = st; i < end; i++) acc += xa[i] * sc[i];
+        xty[c][a] = acc;
+      }
+    }
+    let trace = 0;
+    for (let a = 0; a < q; a++) trace += xtx[a * q + a];
+    const ridge = RIDGE * trace + 1e-15;
+    for (let a = 0; a < q; a++) xtx[a * q + a] += ridge;
+    for (let c = 0; c < 3; c++) {
+      const beta = solveN(xtx, xty[c], q);
+      const sc = s[c];
+      let ss = 0;
+      let fitSs = 0;
+      for (let i = st; i < end; i++) {
+        let f = 0;
+        for (let a = 0; a < q; a++) f += beta[a] * refs[a][i];
+        fit[i - st] = f;
+        ss += sc[i] * sc[i];
+        fitSs += f * f;
+      }
+      // Shrunk by max(0, 1 − chance/R²), as in rejectBandLimited.
+      const r2 = ss > 0 ? Math.min(1, fitSs / ss) : 0;
+      const shrink = r2 > chance ? 1 - chance / r2 : 0;
+      const o = out[c];
+      for (let i = st; i < end; i++) {
+        const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * (i - st + 0.5)) / len);
+        if (c === 0) wsum[i] += w;
+        o[i] += w * (sc[i] - shrink * fit[i - st]);
+      }
+    }
+  }
+  for (let c = 0; c < 3; c++) for (let i = 0; i < n; i++) out[c][i] = (wsum[i] > 1e-9 ? out[c][i] / wsum[i] : s[c][i]) + 1;
+  return { r: out[0], g: out[1], b: out[2] };
+}
+
+/** Solves the q×q system A x = y (A row-major, not modified); zeros when singular. */
+function solveN(a: Float64Array, y: Float64Array, q: number): Float64Array {
+  const m = new Float64Array(q * (q + 1));
+  for (let r = 0; r < q; r++) {
+    for (let c = 0; c < q; c++) m[r * (q + 1) + c] = a[r * q + c];
+    m[r * (q + 1) + q] = y[r];
+  }
+  const w = q + 1;
+  for (let c = 0; c < q; c++) {
+    let p = c;
+    for (let r = c + 1; r < q; r++) if (Math.abs(m[r * w + c]) > Math.abs(m[p * w + c])) p = r;
+    if (Math.abs(m[p * w + c]) < 1e-18) return new Float64Array(q);
+    if (p !== c) for (let k = 0; k < w; k++) [m[c * w + k], m[p * w + k]] = [m[p * w + k], m[c * w + k]];
+    for (let r = 0; r < q; r++) {
+      if (r === c) continue;
+      const f = m[r * w + c] / m[c * w + c];
+      if (f === 0) continue;
+      for (let k = c; k < w; k++) m[r * w + k] -= f * m[c * w + k];
+    }
+  }
+  const x = new Float64Array(q);
+  for (let r = 0; r < q; r++) x[r] = m[r * w + q] / m[r * w + r];
+  return x;
+}
+
 /** The background run through the same POS projection: what a pulse-less region "measures". */
 export function backgroundPulse(bg: Channels, sampleRateHz: number, band: PulseBand): Float64Array {
   return backgroundPulseBandLimited(bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
@@ -193,9 +290,9 @@ export interface ReferencedPulses {
 }
 
 /**
- * The crop's texture energy (trace/texture.ts) band-limited like the skin channels, zero mean;
- * null when flat or absent. Used as a spectral reference only, never regressed out of the skin:
- * at the face's edge the texture carries some pulse.
+ * The background corners' texture energy (trace/texture.ts) band-limited like the skin channels,
+ * zero mean; null when flat or absent. Regressed out with the background colour and used as a
+ * spectral reference.
  */
 function textureReference(texture: Float64Array | null | undefined, n: number, sampleRateHz: number, band: PulseBand): Float64Array | null {
   if (!texture || texture.length < n || n < 8) return null;
@@ -234,7 +331,9 @@ export function referencedPulses(
     return { pos: p.pos, chrom: p.chrom, noise: null, noises: tex ? [unitVariance(tex)] : [] };
   }
   const bgBand = bandLimited(bg, sampleRateHz, band);
-  const c = rejectBandLimited(skin, bgBand, sampleRateHz, band);
+  const c = tex
+    ? rejectReferences(skin, [...[bgBand.r, bgBand.g, bgBand.b].map((x) => x.map((v) => v - 1)), tex], sampleRateHz, band)
+    : rejectBandLimited(skin, bgBand, sampleRateHz, band);
   const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz), sampleRateHz, band);
   const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band), sampleRateHz, band);
   const noise = unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band));

@@ -13,8 +13,8 @@ import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { createKey, createOrg, getKey, getOrg, setKeyStatus } from '../src/store/orgs-keys.js';
 import { spendNonce, sweepNonces } from '../src/store/nonces.js';
-import { appendUsage, listUsage, type UsageRow } from '../src/store/usage-log.js';
-import { baselineRows, getMeasurement, insertMeasurement, listUserMeasurements, listUsers } from '../src/store/measurements.js';
+import { appendUsage, listUsage, usageLogRow, type UsageRow } from '../src/store/usage-log.js';
+import { baselineRows, getMeasurement, insertMeasurement, listUserMeasurements, listUsers, measurementRow } from '../src/store/measurements.js';
 import { addMonthUsage, getMonthUsage, monthOf } from '../src/store/metering.js';
 import { serverSecret } from '../src/store/settings.js';
 import type { Measurement } from '../src/domain/measurement.js';
@@ -317,6 +317,31 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
       await ok;
       expect(await count('measurements')).toBe(1);
       expect(await count('usage_log')).toBe(1);
+    });
+
+    test('insertAll stores rows of several tables together', async () => {
+      const m = measurement('k');
+      const u = usage({ endpoint: '/sdk/v1/measurements', qualityLevel: 'good' });
+      await h.db.insertAll([
+        { table: 'measurements', values: measurementRow(m, null, 'o', T) },
+        { table: 'usage_log', values: usageLogRow('k', u) },
+      ]);
+      expect((await getMeasurement(db(), 'k', m.id))?.doc).toEqual(m);
+      expect(await listUsage(db(), 'k', { time: 0, id: ZERO_LOG_ID, inclusiveTime: true }, 10)).toEqual([u]);
+    });
+
+    test('insertAll is all or none: a failing row leaves none of the others', async () => {
+      const taken = usage();
+      await appendUsage(db(), 'k', taken);
+      const m = measurement('k');
+      const both = h.db.insertAll([
+        { table: 'measurements', values: measurementRow(m, null, 'o', T) },
+        { table: 'usage_log', values: usageLogRow('k', { ...usage(), id: taken.id }) },
+      ]);
+      await expect(both).rejects.toThrow();
+      expect(await getMeasurement(db(), 'k', m.id)).toBeUndefined();
+      expect(await count('usage_log')).toBe(1);
+      expect(await count('measurements')).toBe(0);
     });
 
     test('nonces spent through single-statement units: exactly one of concurrent spends wins', async () => {

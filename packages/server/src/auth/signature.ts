@@ -150,9 +150,8 @@ export class SignatureLayer {
 }
 
 /**
- * The `success` row of an authenticated call. A handler that stores something writes it in the
- * same write unit as its own rows (then `req.usageRecorded`), so the row and the stored data commit
- * together; `latencyMs` is then the time until that commit.
+ * The `success` row of an authenticated call. A handler that stores something writes it with its
+ * own rows, all or none (then `req.usageRecorded`); `latencyMs` then ends when that write is issued.
  */
 export function successRow(req: FastifyRequest, now: number, qualityLevel: string | null): UsageRow {
   return {

@@ -13,10 +13,10 @@ import type { AppContext } from '../context.js';
 import { fromSubmission, present } from '../domain/measurement.js';
 import { assess } from '../domain/assessment.js';
 import { computeBaseline } from '../domain/baseline.js';
-import { baselineRows, getMeasurement, insertMeasurement } from '../store/measurements.js';
+import { baselineRows, getMeasurement, measurementRow } from '../store/measurements.js';
 import { notFound } from '../errors.js';
 import { successRow } from '../auth/signature.js';
-import { appendUsage } from '../store/usage-log.js';
+import { usageLogRow } from '../store/usage-log.js';
 import { newMeasurementId } from '../ids.js';
 
 const Advanced = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
@@ -42,10 +42,10 @@ export async function measurementRoutes(app: FastifyInstance, ctx: AppContext): 
       const m = fromSubmission(body, { id: newMeasurementId(), keyId: key.id, requestId: String(req.id), createdAt: now });
       const raw = advanced && body.raw ? body.raw : null;
       // The measurement and its usage row commit together: neither is stored without the other.
-      await ctx.db.write(async (tx) => {
-        await insertMeasurement(tx, m, raw, key.orgId, now);
-        await appendUsage(tx, key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null));
-      });
+      await ctx.db.insertAll([
+        { table: 'measurements', values: measurementRow(m, raw, key.orgId, now) },
+        { table: 'usage_log', values: usageLogRow(key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null)) },
+      ]);
       req.usageRecorded = true;
       return reply.code(201).send({ ok: true, data: present(m, raw, { advanced }) });
     },

@@ -11,6 +11,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type
 import type { Database } from './schema.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoint.js';
 import { GroupCommit, type WriteUnit } from './group-commit.js';
+import { insertAllInOneStatement, insertAllInOneUnit, type InsertRow } from './insert-all.js';
 
 // PostgreSQL returns int8/numeric as strings; our values are epoch ms and counters that fit a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -29,6 +30,8 @@ export interface DbHandle {
    * more round trips. The unit must use only the `tx` given.
    */
   write<T>(unit: WriteUnit<T>, opts?: { single?: boolean }): Promise<T>;
+  /** Inserts rows into several tables, all or none (insert-all.ts: one statement on PostgreSQL). */
+  insertAll(rows: readonly InsertRow[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export function openDatabase(opts: OpenOptions): DbHandle {
       db,
       dialect: 'postgres',
       write: (unit, o) => (o?.single ? unit(db) : db.transaction().execute(unit)),
+      insertAll: insertAllInOneStatement(db),
       close: () => db.destroy(),
     };
   }
@@ -76,6 +80,7 @@ export function openDatabase(opts: OpenOptions): DbHandle {
     db,
     dialect: 'sqlite',
     write: (unit) => group.run(unit),
+    insertAll: insertAllInOneUnit((unit) => group.run(unit)),
     close: async () => {
       await group.drain();
       await checkpointer?.stop();

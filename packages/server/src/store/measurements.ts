@@ -44,8 +44,13 @@ export async function insertMeasurement(
   orgId: string,
   createdAt: number,
 ): Promise<void> {
+  await insertRow.execute(db, measurementRow(m, raw, orgId, createdAt));
+}
+
+/** The `measurements` row of a measurement (its document, and the columns queries filter on). */
+export function measurementRow(m: Measurement, raw: MeasurementRaw | null, orgId: string, createdAt: number): Database['measurements'] {
   const q = m.quality;
-  const row: Database['measurements'] = {
+  return {
     id: m.id,
     key_id: m.keyId,
     org_id: orgId,
@@ -68,7 +73,6 @@ export async function insertMeasurement(
     diastolic_mmhg: num(m.bloodPressure?.diastolicMmHg),
     spo2_pct: num(m.spo2?.value),
   };
-  await insertRow.execute(db, row);
 }
 
 /** One measurement of one key; another key's id is indistinguishable from an unknown one. */

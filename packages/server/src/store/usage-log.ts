@@ -41,6 +41,23 @@ export async function appendUsage(db: Kysely<Database>, keyId: string | null, ro
   await insertUsage.execute(db, { ...row, keyId });
 }
 
+/** The `usage_log` row of a usage-log entry, for a write that stores it with other rows. */
+export function usageLogRow(keyId: string | null, row: UsageRow): Database['usage_log'] {
+  return {
+    id: row.id,
+    key_id: keyId,
+    time: row.time,
+    endpoint: row.endpoint,
+    method: row.method,
+    status: row.status,
+    latency_ms: row.latencyMs,
+    request_id: row.requestId,
+    error: row.error,
+    error_code: row.errorCode,
+    quality_level: row.qualityLevel,
+  };
+}
+
 /** Rows strictly after (time, id), oldest first. */
 export async function listUsage(
   db: Kysely<Database>,

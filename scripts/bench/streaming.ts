@@ -20,9 +20,12 @@ const RAMP = [50, 100, 150, 200, 300, 400, 500, 600, 800];
 // Development knobs (not for published figures): STREAM_BENCH_RAMP="300" runs only those steps,
 // STREAM_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there (node
 // --cpu-prof; written when the server exits at the end of the ramp), STREAM_BENCH_BARE=0 skips
-// the bare-ws reference.
+// the bare-ws reference, STREAM_BENCH_SERVER_FLAGS="--trace-gc" adds node flags to the server
+// process (its stdout is then shown).
 const RAMP_OVERRIDE = process.env.STREAM_BENCH_RAMP?.split(',').map(Number).filter((n) => n > 0);
 const CPU_PROF_DIR = process.env.STREAM_BENCH_CPU_PROF;
+/** STREAM_BENCH_HEAP_PROF=<path prefix>: sampled allocations of the server over each measured window. */
+const HEAP_PROF_FILE = process.env.STREAM_BENCH_HEAP_PROF;
 const BUDGET_MS = 150_000;
 
 // ---- roles -------------------------------------------------------------------------------------
@@ -39,11 +42,27 @@ function serve(handlers: Record<string, (m: Msg) => Promise<unknown>>): void {
   });
 }
 
-function usage(): { cpuMs: number; heapMb: number; extMb: number; rssMb: number } {
+/** CPU ticks (user + system, 1/100 s) per thread name of this process, Linux only (diagnostics). */
+function threadTicks(): Record<string, number> {
+  const out: Record<string, number> = {};
+  try {
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[`${name}#${tid}`] = Number(f[11]) + Number(f[12]);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+function usage(): { cpuMs: number; userMs: number; sysMs: number; threads: Record<string, number>; heapMb: number; extMb: number; rssMb: number } {
   (globalThis as any).gc?.();
   const c = process.cpuUsage();
   const m = process.memoryUsage();
-  return { cpuMs: (c.user + c.system) / 1000, heapMb: m.heapUsed / 2 ** 20, extMb: (m.external + m.arrayBuffers) / 2 ** 20, rssMb: m.rss / 2 ** 20 };
+  return { cpuMs: (c.user + c.system) / 1000, userMs: c.user / 1000, sysMs: c.system / 1000, threads: threadTicks(), heapMb: m.heapUsed / 2 ** 20, extMb: (m.external + m.arrayBuffers) / 2 ** 20, rssMb: m.rss / 2 ** 20 };
 }
 
 function percentiles(values: number[]): { n: number; p50: number; p99: number } {
@@ -65,11 +84,28 @@ async function serverRole(): Promise<void> {
   const addr = app.server.address() as { port: number };
   ctx.publicUrl = `http://127.0.0.1:${addr.port}`;
   const key = await makeKey(ctx, { tokenBalanceUsd: 1e6 });
-  const { takeHrLags } = await import('../../packages/server/src/stream/metrics.js');
+  const { takeHrLags, takeFramesProcessed } = await import('../../packages/server/src/stream/metrics.js');
   serve({
     info: async () => ({ port: addr.port }),
-    lags: async () => percentiles(takeHrLags()),
+    lags: async () => ({ ...percentiles(takeHrLags()), processed: takeFramesProcessed() }),
     usage: async () => usage(),
+    /** Development: sampled allocations (including the ones already collected) between two calls. */
+    heapSampling: async (m) => {
+      const inspector = await import('node:inspector');
+      const session = ((globalThis as any).__benchInspector ??= (() => {
+        const s = new inspector.Session();
+        s.connect();
+        return s;
+      })()) as import('node:inspector').Session;
+      const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, r) => (err ? reject(err) : resolve(r))));
+      if (m.start) {
+        await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+        return true;
+      }
+      const { profile } = await post('HeapProfiler.stopSampling');
+      fs.writeFileSync(m.file, JSON.stringify(profile));
+      return true;
+    },
     mint: async (m) => {
       const tokens: string[] = [];
       for (let i = 0; i < m.count; i++) {
@@ -240,10 +276,11 @@ class Child {
   }
   static async start(role: string): Promise<Child> {
     const prof = role !== 'gen' && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+    const extra = role !== 'gen' && process.env.STREAM_BENCH_SERVER_FLAGS ? process.env.STREAM_BENCH_SERVER_FLAGS.split(' ') : [];
     const proc = fork(SELF, [], {
       env: { ...process.env, STREAM_BENCH_ROLE: role },
-      execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc', ...prof],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc', ...prof, ...extra],
+      stdio: ['ignore', extra.length ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     });
     await new Promise<void>((resolve, reject) => {
       proc.once('message', () => resolve());
@@ -277,6 +314,8 @@ interface Step {
   drops: number;
   errors: string[];
   serverCores: number;
+  /** Server CPU per frame run through the estimators (bare: per frame sent), µs: robust to drops and to a starved process. */
+  cpuUsPerFrame: number;
   memPerSessionKb: number;
   genLoopLagMaxMs: number;
   ok: boolean;
@@ -304,16 +343,22 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
       await server.call('lags');
       const u0 = await server.call('usage');
       const t0 = performance.now();
+      if (kind === 'vitals' && HEAP_PROF_FILE) await server.call('heapSampling', { start: true });
       await sleep(MEASURE_LAST_SEC * 1000);
+      if (kind === 'vitals' && HEAP_PROF_FILE) await server.call('heapSampling', { file: `${HEAP_PROF_FILE}.${n}.heapprofile` });
       const u1 = await server.call('usage');
       const r = await gen.call('report', { sec: MEASURE_LAST_SEC });
       const sl = await server.call('lags');
-      const serverCores = (u1.cpuMs - u0.cpuMs) / (performance.now() - t0);
+      const elapsed = performance.now() - t0;
+      const serverCores = (u1.cpuMs - u0.cpuMs) / elapsed;
+      const frames = kind === 'vitals' ? sl.processed : (n * FPS * elapsed) / 1000;
+      const cpuUsPerFrame = ((u1.cpuMs - u0.cpuMs) * 1000) / frames;
+      console.error(`bench streaming: ${kind} ${n} sessions: server user ${((u1.userMs - u0.userMs) / elapsed).toFixed(2)} + system ${((u1.sysMs - u0.sysMs) / elapsed).toFixed(2)} cores, threads ${Object.entries(u1.threads as Record<string, number>).map(([k, v]) => [k, v - (u0.threads[k] ?? 0)] as const).filter(([, d]) => d > 0).map(([k, d]) => `${k} ${(d / 100 / (elapsed / 1000)).toFixed(2)}`).join(', ')}; server p99 ${sl.p99?.toFixed?.(1)} ms, e2e p99 ${r.p99?.toFixed?.(1)} ms, drops ${r.drops}, ${cpuUsPerFrame.toFixed(1)} µs CPU per frame`);
       const memPerSessionKb = ((u1.heapMb + u1.extMb - base.heapMb - base.extMb) * 1024) / n;
       // The criterion is the server's lag (packet arrival → its hr event); the generator's view adds loopback and its own scheduling.
       const p99 = kind === 'vitals' ? sl.p99 : r.p99;
       const ok = r.n > 0 && p99 < LAG_LIMIT_MS && r.drops === 0 && r.errors.length === 0 && r.live === n;
-      steps.push({ sessions: n, serverP50: sl.p50, serverP99: sl.p99, p50: r.p50, p99: r.p99, hrEvents: r.n, drops: r.drops, errors: r.errors, serverCores, memPerSessionKb, genLoopLagMaxMs: r.genLoopLagMaxMs, ok });
+      steps.push({ sessions: n, serverP50: sl.p50, serverP99: sl.p99, p50: r.p50, p99: r.p99, hrEvents: r.n, drops: r.drops, errors: r.errors, serverCores, cpuUsPerFrame, memPerSessionKb, genLoopLagMaxMs: r.genLoopLagMaxMs, ok });
       if (!ok) break;
     }
   } finally {
@@ -329,9 +374,10 @@ const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
 
 export async function run(): Promise<string> {
   const deadline = Date.now() + BUDGET_MS;
-  const ours = await ramp('vitals', RAMP_OVERRIDE?.length ? RAMP_OVERRIDE : RAMP, deadline - 30_000);
+  const counts = RAMP_OVERRIDE?.length ? RAMP_OVERRIDE : RAMP;
+  const ours = await ramp('vitals', counts, deadline - 30_000);
   const best = [...ours].reverse().find((s) => s.ok);
-  const compareAt = best ? best.sessions : RAMP[0];
+  const compareAt = best ? best.sessions : counts[0];
   const bare = process.env.STREAM_BENCH_BARE === '0' ? [] : await ramp('bare', [compareAt], Date.now() + 60_000);
   const bareStep = bare[0];
   const perCoreOurs = best ? best.sessions / Math.max(1, best.serverCores) : 0;
@@ -342,6 +388,11 @@ export async function run(): Promise<string> {
   const last = ours[ours.length - 1];
   const lastAtBare = ours.find((s) => s.sessions === bareStep?.sessions);
   const cpuPerSessionMs = last ? (last.serverCores * 1000) / last.sessions : NaN;
+  // The same from CPU per processed frame, averaged over every step: what one 30 fps session costs
+  // when all its frames are processed, even in a step where a starved server dropped some.
+  const okSteps = ours.filter((s) => Number.isFinite(s.cpuUsPerFrame));
+  const usPerFrame = okSteps.length ? okSteps.reduce((a, s) => a + s.cpuUsPerFrame * s.sessions, 0) / okSteps.reduce((a, s) => a + s.sessions, 0) : NaN;
+  const msPerSessionFromFrames = (usPerFrame * FPS) / 1000;
   const lines = [
     '## Streaming',
     '',
@@ -352,15 +403,15 @@ export async function run(): Promise<string> {
       'Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator\'s own scheduling on the same shared cores). ' +
       'Server CPU is the server process\'s user+system time over the window (cores busy); memory per session is the growth of heap + external buffers after GC, divided by the sessions open.',
     '',
-    '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | memory per session | generator loop lag max ms | within limits |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | server CPU per processed frame | memory per session | generator loop lag max ms | within limits |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...ours.map(
       (s) =>
-        `| ${s.sessions} | ${f1(s.serverP50)} / ${f1(s.serverP99)} | ${f1(s.p50)} / ${f1(s.p99)} | ${s.hrEvents} | ${s.drops} | ${s.serverCores.toFixed(2)} | ${f0(s.memPerSessionKb)} KB | ${f0(s.genLoopLagMaxMs)} | ${s.ok ? 'yes' : `no${s.errors.length ? ` (${s.errors.join(', ')})` : ''}`} |`,
+        `| ${s.sessions} | ${f1(s.serverP50)} / ${f1(s.serverP99)} | ${f1(s.p50)} / ${f1(s.p99)} | ${s.hrEvents} | ${s.drops} | ${s.serverCores.toFixed(2)} | ${f1(s.cpuUsPerFrame)} µs | ${f0(s.memPerSessionKb)} KB | ${f0(s.genLoopLagMaxMs)} | ${s.ok ? 'yes' : `no${s.errors.length ? ` (${s.errors.join(', ')})` : ''}`} |`,
     ),
     '',
     bareStep
-      ? `Bare \`ws\` server, same generator, ${bareStep.sessions} sessions: p99 lag ${f1(bareStep.p99)} ms, ${bareStep.serverCores.toFixed(2)} cores busy (${f0(perCoreBareCpu)} sessions per core of CPU).`
+      ? `Bare \`ws\` server, same generator, ${bareStep.sessions} sessions: p99 lag ${f1(bareStep.p99)} ms, ${bareStep.serverCores.toFixed(2)} cores busy (${f0(perCoreBareCpu)} sessions per core of CPU, ${f1(bareStep.cpuUsPerFrame)} µs CPU per frame).`
       : 'Bare `ws` server: not measured (time budget).',
     '',
     '| figure | value | target |',
@@ -371,6 +422,7 @@ export async function run(): Promise<string> {
     `| ratio to the bare \`ws\` server (sessions per core of CPU) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
     `| memory per session | ${best ? f0(best.memPerSessionKb) : '–'} KB | < 1024 KB |`,
     `| server CPU per session at ${last?.sessions ?? '–'} sessions | ${f1(cpuPerSessionMs)} ms per second (≈ ${f0(1000 / cpuPerSessionMs)} sessions per core of CPU) | – |`,
+    `| server CPU per session from CPU per processed frame (all steps, weighted by sessions) | ${f1(msPerSessionFromFrames)} ms per second (${f1(usPerFrame)} µs per frame; ≈ ${f0(1000 / msPerSessionFromFrames)} sessions per core of CPU) | – |`,
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
   ];

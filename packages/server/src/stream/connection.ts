@@ -32,7 +32,7 @@ import { AuxAssembler } from './aux-assembler.js';
 import { auxAnalyzer } from './aux-models.js';
 import { isPoor, newAuxAggregate, toFields } from './final-measurement.js';
 import type { Drainable, FrameScheduler } from './scheduler.js';
-import { recordHrLag } from './metrics.js';
+import { recordFramesProcessed, recordHrLag } from './metrics.js';
 import { FrameQueue } from './frame-queue.js';
 
 /** Close codes (docs/streaming.md). */
@@ -298,6 +298,7 @@ export class StreamConnection implements Drainable {
       for (let i = 0; i < events.length; i++) this.emit(events[i], arrivedAt);
       n++;
     }
+    if (n > 0) recordFramesProcessed(n);
     return this.queue.length > 0 && this.estimator !== undefined;
   }
 

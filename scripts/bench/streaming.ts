@@ -62,7 +62,7 @@ function usage(): { cpuMs: number; userMs: number; sysMs: number; threads: Recor
   (globalThis as any).gc?.();
   const c = process.cpuUsage();
   const m = process.memoryUsage();
-  return { cpuMs: (c.user + c.system) / 1000, userMs: c.user / 1000, sysMs: c.system / 1000, threads: threadTicks(), heapMb: m.heapUsed / 2 ** 20, extMb: (m.external + m.arrayBuffers) / 2 ** 20, rssMb: m.rss / 2 ** 20 };
+  return { cpuMs: (c.user + c.system) / 1000, userMs: c.user / 1000, sysMs: c.system / 1000, threads: threadTicks(), heapMb: m.heapUsed / 2 ** 20, extMb: m.external / 2 ** 20 /* includes arrayBuffers (Node docs): not added twice */, rssMb: m.rss / 2 ** 20 };
 }
 
 function percentiles(values: number[]): { n: number; p50: number; p99: number } {
@@ -401,7 +401,8 @@ export async function run(): Promise<string> {
       `a load-generator child process opens sessions and sends phantom crops at ${FPS} fps in real time. ` +
       `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
       'Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator\'s own scheduling on the same shared cores). ' +
-      'Server CPU is the server process\'s user+system time over the window (cores busy); memory per session is the growth of heap + external buffers after GC, divided by the sessions open.',
+      'Server CPU is the server process\'s user+system time over the window (cores busy), all threads (V8\'s GC helpers included); CPU per processed frame divides it by the frames the estimators ran on in the window, which stays meaningful when a server starved by other tenants drops frames. ' +
+      'Memory per session is the growth of V8 heap + external memory (which includes ArrayBuffers; before 2026-11-23 they were counted twice) after GC, divided by the sessions open.',
     '',
     '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | server CPU per processed frame | memory per session | generator loop lag max ms | within limits |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',

@@ -143,6 +143,7 @@ export const UserSummary = Type.Object({
   lastSeenAt: Type.Integer(),
   avgQuality: Nullable(Num()),
 });
+export type UserSummary = Static<typeof UserSummary>;
 
 export const BaselineMetric = Type.Object({
   median: Num(),
@@ -198,6 +199,7 @@ export const Session = Type.Object({
   maxDurationSec: Type.Integer(),
   frameSpec: Type.Record(Type.String(), Type.Unknown()),
 });
+export type Session = Static<typeof Session>;
 
 export const PresignRequest = Type.Object(
   {
@@ -206,6 +208,7 @@ export const PresignRequest = Type.Object(
   },
   { additionalProperties: true },
 );
+export type PresignRequest = Static<typeof PresignRequest>;
 export const Upload = Type.Object({
   uploadUrl: Type.String(),
   objectKey: Type.String(),
@@ -213,6 +216,7 @@ export const Upload = Type.Object({
   contentType: Type.String(),
   maxBytes: Type.Integer(),
 });
+export type Upload = Static<typeof Upload>;
 
 export const JobCreate = Type.Object(
   {

@@ -1,58 +1,27 @@
 /**
- * Wire shapes of the interface spec (section "Resources and their fields"). Fields the spec leaves
- * "not shown" are open (`[extra: string]: unknown`) so additive server changes type-check.
+ * Wire shapes of the interface spec (section "Resources and their fields"), derived from the
+ * protocol's TypeBox schemas (`@vitals/protocol` schemas.ts: the server validates and serializes
+ * with them and generates its OpenAPI document from them), so the SDK cannot drift from the server.
+ * Where the SDK type was open (`[extra: string]: unknown`), it stays open so additive server fields
+ * type-check. The SDK narrows a few protocol types where the schema's static type is wider than its
+ * values (e.g. `status` enums); an `interface ... extends` keeps every narrowing assignable to the
+ * protocol type, so the compiler rejects one that contradicts the schema.
+ * Only types are imported: the core stays free of runtime dependencies on the schemas.
  */
+import type * as P from '@vitals/protocol';
 import type { Feature } from '@vitals/protocol';
 
-export type QualityLevel = 'good' | 'fair' | 'poor';
+export type QualityLevel = NonNullable<P.Measurement['quality']>['level'];
 
-export interface Measurement {
-  id: string;
-  keyId: string;
-  requestId?: string;
-  userRef?: string;
-  origin: 'on_device' | 'cloud';
-  attested: boolean;
-  source: string;
-  durationSec?: number;
-  isComplete?: boolean;
-  sdkVersion?: string;
-  modelsVersion?: string;
-  quality?: { level: QualityLevel; score: number; usable: boolean };
-  cardiac?: { heartRate: { value: number; unit: 'bpm'; confidence: number } | null } | null;
-  hrv?: { sdnnMs: number; rmssdMs: number; pnn50Pct: number } | null;
-  respiratory?: { breathingRate: { value: number; unit: 'brpm' } | null } | null;
-  stress?: { index: number; level: string; unit: 'index' } | null;
-  bloodPressure?: {
-    systolicMmHg: number;
-    diastolicMmHg: number;
-    unit: 'mmHg';
-    confidence: number;
-    tier: string;
-  } | null;
-  spo2?: { value: number; unit: '%'; confidence: number; tier: string } | null;
-  raw?: { rrIntervalsMs: number[]; ppgSignal: number[]; sampleRateHz: number };
+/** The stored measurement as returned (protocol `Measurement`). */
+export interface Measurement extends P.Measurement {
+  /** Present only with `include=assessment`; its shape is the server's (spec: not shown). */
   assessment?: Record<string, unknown>;
   [extra: string]: unknown;
 }
 
-/** Body of `POST /sdk/v1/measurements`: the result shape; `source` is required. */
-export interface MeasurementInput {
-  source: string;
-  durationSec?: number;
-  isComplete?: boolean;
-  sdkVersion?: string;
-  modelsVersion?: string;
-  quality?: Measurement['quality'];
-  cardiac?: Measurement['cardiac'];
-  hrv?: Measurement['hrv'];
-  respiratory?: Measurement['respiratory'];
-  stress?: Measurement['stress'];
-  bloodPressure?: Measurement['bloodPressure'];
-  spo2?: Measurement['spo2'];
-  userRef?: string;
-  includeAdvanced?: boolean;
-  raw?: Measurement['raw'];
+/** Body of `POST /sdk/v1/measurements` (protocol `MeasurementSubmission`): the result shape; `source` is required. */
+export interface MeasurementInput extends P.MeasurementSubmission {
   [extra: string]: unknown;
 }
 
@@ -62,133 +31,93 @@ export function isTerminalStatus(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
-export interface CloudJob {
-  jobId: string;
-  mode?: 'batch_frames' | 'batch_video' | 'stream';
+/** A job or streaming session as returned (protocol `CloudJob`). */
+export interface CloudJob extends P.CloudJob {
+  /** The protocol schema's static type is `string`; these are its values. */
   status: JobStatus;
-  createdAt: number;
-  startedAt?: number;
-  finishedAt?: number;
-  framesProcessed?: number;
-  secondsProcessed?: number;
-  measurementId?: string;
   measurement?: Measurement;
-  error?: { code: string; message: string };
-  userRef?: string;
   [extra: string]: unknown;
 }
 
-export interface CreateJobInput {
-  objectKey: string;
+/** Body of `POST /sdk/v1/cloud/jobs` (protocol `JobCreate`, with its enums as literal types). */
+export interface CreateJobInput extends P.JobCreate {
   kind: 'frames' | 'video';
-  sha256: string;
-  idempotencyKey: string;
   consent: true;
   platform?: 'web' | 'ios' | 'android' | 'server';
   features?: Feature[] | string[];
-  webhookUrl?: string;
-  clientRef?: string;
-  userRef?: string;
-  supersedes?: string;
 }
 
-export interface Upload {
+/** Answer of `POST /sdk/v1/uploads/presign` (protocol `Upload`). */
+export interface Upload extends P.Upload {
   /** A credential: never log it, put it in errors or hand it to third parties. */
   uploadUrl: string;
-  objectKey: string;
-  expiresAt: number;
-  contentType: string;
-  maxBytes: number;
 }
 
-export interface PresignInput {
+/** Body of `POST /sdk/v1/uploads/presign` (protocol `PresignRequest`, with its enum as a literal type). */
+export interface PresignInput extends P.PresignRequest {
   kind: 'frames' | 'video';
   contentType?: 'application/octet-stream' | 'video/mp4' | 'video/quicktime' | 'video/webm' | string;
 }
 
-export interface CreateSessionInput {
+/** Body of `POST /sdk/v1/cloud/sessions` (protocol `SessionCreate`, with its enums as literal types). */
+export interface CreateSessionInput extends P.SessionCreate {
   platform: 'web' | 'ios' | 'android';
-  durationSec: number;
   consent: true;
-  userRef?: string;
   features?: Feature[] | string[];
   [extra: string]: unknown;
 }
 
-export interface SessionInfo {
-  sessionToken: string;
-  sessionId: string;
-  wsUrl: string;
-  maxDurationSec?: number;
-  frameSpec?: { padRatio: number; [extra: string]: unknown };
+/** Answer of `POST /sdk/v1/cloud/sessions` (protocol `Session`). */
+export interface SessionInfo extends P.Session {
+  /** What a client must send; fields beyond `padRatio` are the server's (docs/streaming.md). */
+  frameSpec: { padRatio: number; [extra: string]: unknown };
   [extra: string]: unknown;
 }
 
-export interface UserSummary {
-  userRef: string;
-  measurements: number;
-  firstSeenAt: number;
-  lastSeenAt: number;
-  avgQuality: number;
-}
+/** One end user of the key (protocol `UserSummary`); `avgQuality` is null when no measurement has a quality score. */
+export type UserSummary = P.UserSummary;
 
+/** A page of `GET /sdk/v1/users` or `/users/{ref}/measurements` (the protocol has no named schema for it). */
 export interface Page<T> {
   items: T[];
   total?: number;
+  page?: number;
+  perPage?: number;
   [extra: string]: unknown;
 }
 
-export interface BaselineMetric {
-  median: number;
-  mad: number;
-  low: number;
-  high: number;
-  unit: string;
-  samples: number;
+export type BaselineMetric = P.BaselineMetric;
+
+/** The metrics a baseline may carry (`Baseline.metrics` keys). */
+export type BaselineMetricName =
+  | 'heartRateBpm'
+  | 'rmssdMs'
+  | 'sdnnMs'
+  | 'breathingRate'
+  | 'stressIndex'
+  | 'systolicMmHg'
+  | 'diastolicMmHg'
+  | 'spo2Pct';
+
+/** A user's personal baseline (protocol `Baseline`, with the metric names spelled out). */
+export interface Baseline extends P.Baseline {
+  metrics: Partial<Record<BaselineMetricName, BaselineMetric>>;
 }
 
-export interface Baseline {
-  userRef: string;
-  status: 'ok' | 'insufficient_data';
-  windowDays: number;
-  minSamples: number;
-  sampleCount: number;
-  metrics: Partial<
-    Record<
-      | 'heartRateBpm'
-      | 'rmssdMs'
-      | 'sdnnMs'
-      | 'breathingRate'
-      | 'stressIndex'
-      | 'systolicMmHg'
-      | 'diastolicMmHg'
-      | 'spo2Pct',
-      BaselineMetric
-    >
-  >;
-  disclaimers: string[];
-}
-
-export interface UsageLogRow {
-  id: string;
-  time: number;
-  endpoint: string;
-  method: string;
-  status: 'success' | 'unauthorized' | 'rate_limited';
-  latencyMs: number | null;
-  requestId: string;
-  error: string | null;
-  errorCode: string | null;
+/** One row of the usage log (protocol `UsageLogRow`). */
+export interface UsageLogRow extends P.UsageLogRow {
+  /** The protocol schema's static type is `string | null`; the server stores the measurement's quality level. */
   qualityLevel: QualityLevel | null;
 }
 
+/** A page of `GET /sdk/v1/logs` (the protocol has no named schema for it; the route inlines it). */
 export interface LogsPage {
   items: UsageLogRow[];
   nextCursor: string;
   serverTime: number;
 }
 
-/** `POST /sdk/v1/auth/test`: the key's facts. Exact field names are the server's (spec: not shown). */
+/** `POST /sdk/v1/auth/test`: the key's facts. Exact field names are the server's (spec: not shown; no protocol schema). */
 export interface AuthTestResult {
   [field: string]: unknown;
 }

@@ -115,9 +115,15 @@ export const Measurement = Type.Object({
 export type Measurement = Static<typeof Measurement>;
 export type MeasurementRaw = Static<typeof Raw>;
 
-export const JobStatus = Type.Union(
-  ['pending', 'queued', 'running', 'completed', 'aborted', 'failed', 'expired'].map((s) => Type.Literal(s)),
-);
+export const JobStatus = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('queued'),
+  Type.Literal('running'),
+  Type.Literal('completed'),
+  Type.Literal('aborted'),
+  Type.Literal('failed'),
+  Type.Literal('expired'),
+]);
 export const CloudJob = Type.Object({
   jobId: Type.String(),
   mode: Type.Union([Type.Literal('batch_frames'), Type.Literal('batch_video'), Type.Literal('stream')]),

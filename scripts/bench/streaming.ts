@@ -384,10 +384,11 @@ export async function run(): Promise<string> {
   const perCoreOursCpu = best ? best.sessions / best.serverCores : 0;
   const perCoreBareCpu = bareStep ? bareStep.sessions / bareStep.serverCores : NaN;
   // CPU cost per session at the largest step measured, whatever its lag: the capacity an
-  // uncontended core would give, and comparable with the bare server at the same load.
+  // uncontended core would give. From CPU per processed frame: a step that dropped frames spent no
+  // estimator time on them, so cores busy ÷ sessions would understate what a session costs.
   const last = ours[ours.length - 1];
   const lastAtBare = ours.find((s) => s.sessions === bareStep?.sessions);
-  const cpuPerSessionMs = last ? (last.serverCores * 1000) / last.sessions : NaN;
+  const cpuPerSessionMs = last ? (last.cpuUsPerFrame * FPS) / 1000 : NaN;
   // The same from CPU per processed frame, averaged over every step: what one 30 fps session costs
   // when all its frames are processed, even in a step where a starved server dropped some.
   const okSteps = ours.filter((s) => Number.isFinite(s.cpuUsPerFrame));
@@ -422,7 +423,7 @@ export async function run(): Promise<string> {
     `| sessions per core of CPU actually used | ${f0(perCoreOursCpu)} | – |`,
     `| ratio to the bare \`ws\` server (sessions per core of CPU) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
     `| memory per session | ${best ? f0(best.memPerSessionKb) : '–'} KB | < 1024 KB |`,
-    `| server CPU per session at ${last?.sessions ?? '–'} sessions | ${f1(cpuPerSessionMs)} ms per second (≈ ${f0(1000 / cpuPerSessionMs)} sessions per core of CPU) | – |`,
+    `| server CPU per session at ${last?.sessions ?? '–'} sessions (CPU per processed frame × ${FPS}) | ${f1(cpuPerSessionMs)} ms per second (≈ ${f0(1000 / cpuPerSessionMs)} sessions per core of CPU) | – |`,
     `| server CPU per session from CPU per processed frame (all steps, weighted by sessions) | ${f1(msPerSessionFromFrames)} ms per second (${f1(usPerFrame)} µs per frame; ≈ ${f0(1000 / msPerSessionFromFrames)} sessions per core of CPU) | – |`,
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,

@@ -20,7 +20,9 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function sqliteFile(opts: { backgroundCheckpoint?: boolean } = {}): Promise<{ h: DbHandle; file: string }> {
+async function sqliteFile(
+  opts: { backgroundCheckpoint?: boolean } = {},
+): Promise<{ h: DbHandle; file: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-hot-'));
   dirs.push(dir);
   const file = path.join(dir, 'vitals.db');
@@ -53,7 +55,9 @@ describe('prepare: compiled once, re-bound per call', () => {
 
   test('constants of the query stay as compiled', async () => {
     const { h } = await sqliteFile();
-    const q = prepare(['nonce'], (db, p) => db.insertInto('nonces').values({ key_id: 'fixed-key', nonce: p.nonce, expires_at: 7 }));
+    const q = prepare(['nonce'], (db, p) =>
+      db.insertInto('nonces').values({ key_id: 'fixed-key', nonce: p.nonce, expires_at: 7 }),
+    );
     await q.execute(h.db, { nonce: 'a' });
     await q.execute(h.db, { nonce: 'b' });
     const rows = await h.db.selectFrom('nonces').select(['key_id', 'expires_at']).execute();
@@ -65,7 +69,9 @@ describe('prepare: compiled once, re-bound per call', () => {
 
   test('a name the query does not bind as a parameter is refused at first use', async () => {
     const { h } = await sqliteFile();
-    const q = prepare(['nonce', 'unused'], (db, p) => db.insertInto('nonces').values({ key_id: 'k', nonce: p.nonce, expires_at: 1 }));
+    const q = prepare(['nonce', 'unused'], (db, p) =>
+      db.insertInto('nonces').values({ key_id: 'k', nonce: p.nonce, expires_at: 1 }),
+    );
     await expect(q.execute(h.db, { nonce: 'x', unused: 1 })).rejects.toThrow(/does not bind unused/);
   });
 
@@ -78,6 +84,35 @@ describe('prepare: compiled once, re-bound per call', () => {
       }),
     ).rejects.toThrow('abort');
     expect(await h.db.selectFrom('nonces').selectAll().execute()).toEqual([]);
+  });
+});
+
+describe('group commit (SQLite)', () => {
+  test('units of one turn share a transaction; a failing single-statement unit undoes only itself', async () => {
+    const { h } = await sqliteFile();
+    await h.db.insertInto('settings').values({ name: 'taken', value: 'x' }).execute();
+    const put = (name: string) =>
+      h.write((tx) => tx.insertInto('settings').values({ name, value: 'v' }).execute(), { single: true });
+    const results = await Promise.allSettled([put('a'), put('taken'), put('b')]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const names = (await h.db.selectFrom('settings').select('name').orderBy('name').execute()).map(
+      (r) => r.name,
+    );
+    expect(names).toEqual(['a', 'b', 'taken']);
+  });
+
+  test('close waits for queued units to commit', async () => {
+    const { h, file } = await sqliteFile();
+    const pending = h.write((tx) => tx.insertInto('settings').values({ name: 'late', value: 'v' }).execute());
+    await h.close();
+    handles.splice(handles.indexOf(h), 1);
+    await pending;
+    const again = new SQLite(file, { readonly: true });
+    try {
+      expect(again.prepare('select value from settings where name = ?').get('late')).toEqual({ value: 'v' });
+    } finally {
+      again.close();
+    }
   });
 });
 
@@ -101,10 +136,15 @@ describe('background checkpoints (SQLite file)', () => {
     const { h, file } = await sqliteFile({ backgroundCheckpoint: true });
     const before = fs.statSync(file).size;
     const big = 'x'.repeat(2000);
-    for (let i = 0; i < 200; i++) await h.db.insertInto('settings').values({ name: `s${i}`, value: big }).execute();
+    for (let i = 0; i < 200; i++)
+      await h.db
+        .insertInto('settings')
+        .values({ name: `s${i}`, value: big })
+        .execute();
     // The worker runs a PASSIVE checkpoint every 250 ms; wait for the file to take the pages.
     const deadline = Date.now() + 5000;
-    while (fs.statSync(file).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (fs.statSync(file).size <= before && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(fs.statSync(file).size).toBeGreaterThan(before + 200 * 2000);
     const other = new SQLite(file, { readonly: true });
     try {
@@ -116,7 +156,9 @@ describe('background checkpoints (SQLite file)', () => {
 
   test('without the option, SQLite checkpoints inside commits as usual', async () => {
     const { h } = await sqliteFile();
-    const rows = await (await import('kysely')).sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(h.db);
+    const rows = await (
+      await import('kysely')
+    ).sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(h.db);
     expect(rows.rows[0].wal_autocheckpoint).toBe(1000);
   });
 

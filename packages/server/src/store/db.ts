@@ -79,7 +79,7 @@ export function openDatabase(opts: OpenOptions): DbHandle {
   return {
     db,
     dialect: 'sqlite',
-    write: (unit) => group.run(unit),
+    write: (unit, o) => group.run(unit, o?.single),
     insertAll: insertAllInOneUnit((unit) => group.run(unit)),
     close: async () => {
       await group.drain();

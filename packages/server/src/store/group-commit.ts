@@ -7,7 +7,8 @@
  * (docs/benchmarks.md, API; docs/decisions.md).
  *
  * Each unit runs inside its own savepoint: a unit that throws is rolled back alone and its caller
- * gets the error; the others still commit. Every caller's promise settles only after the commit,
+ * gets the error; the others still commit. A `single` unit (one statement, or statements each safe
+ * alone, like spending a nonce) skips the savepoint: a failing statement undoes only itself. Every caller's promise settles only after the commit,
  * so nothing is acknowledged before it is in the WAL. A unit must use only the `tx` it is given
  * (a query on the outer handle would wait for the connection this transaction holds).
  */
@@ -18,6 +19,8 @@ export type WriteUnit<T> = (tx: Kysely<Database>) => Promise<T>;
 
 interface Pending {
   unit: WriteUnit<unknown>;
+  /** One statement, or statements each safe alone: no savepoint needed (statements are atomic). */
+  single: boolean;
   resolve(v: unknown): void;
   reject(e: unknown): void;
 }
@@ -36,9 +39,9 @@ export class GroupCommit {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  run<T>(unit: WriteUnit<T>): Promise<T> {
+  run<T>(unit: WriteUnit<T>, single = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ unit, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ unit, single, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -65,14 +68,16 @@ export class GroupCommit {
     try {
       await this.db.transaction().execute(async (tx) => {
         for (const p of batch) {
-          await tx.executeQuery(SAVEPOINT);
+          if (!p.single) await tx.executeQuery(SAVEPOINT);
           try {
             const value = await p.unit(tx);
-            await tx.executeQuery(RELEASE);
+            if (!p.single) await tx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
-            await tx.executeQuery(ROLLBACK_TO);
-            await tx.executeQuery(RELEASE);
+            if (!p.single) {
+              await tx.executeQuery(ROLLBACK_TO);
+              await tx.executeQuery(RELEASE);
+            }
             outcomes.push({ ok: false, error });
           }
         }

@@ -10,7 +10,9 @@ import type { Database } from './schema.js';
 import { prepare, type PreparedQuery } from './compiled.js';
 import type { WriteUnit } from './group-commit.js';
 
-export type InsertRow = { [T in keyof Database]: { table: T; values: Insertable<Database[T]> } }[keyof Database];
+export type InsertRow = {
+  [T in keyof Database]: { table: T; values: Insertable<Database[T]> };
+}[keyof Database];
 
 type Prepared = PreparedQuery<string, unknown>;
 
@@ -44,7 +46,9 @@ export function insertAllInOneStatement(db: Kysely<Database>): (rows: readonly I
         // The table names vary with the shape, which Kysely's types cannot follow through `with`.
         let creator = d as unknown as Kysely<any>;
         rows.slice(0, -1).forEach((r, i) => {
-          creator = creator.with(`w${i}`, (w) => w.insertInto(r.table).values(valuesOf(r, i, p))) as unknown as Kysely<any>;
+          creator = creator.with(`w${i}`, (w) =>
+            w.insertInto(r.table).values(valuesOf(r, i, p)),
+          ) as unknown as Kysely<any>;
         });
         const last = rows.length - 1;
         return creator.insertInto(rows[last].table).values(valuesOf(rows[last], last, p));
@@ -64,7 +68,10 @@ export function insertAllInOneUnit(
     const shape = shapeOf([row]);
     let q = cache.get(shape);
     if (!q) {
-      q = prepare(Object.keys(row.values).map((c) => slot(0, c)), (d, p) => d.insertInto(row.table).values(valuesOf(row, 0, p)));
+      q = prepare(
+        Object.keys(row.values).map((c) => slot(0, c)),
+        (d, p) => d.insertInto(row.table).values(valuesOf(row, 0, p)),
+      );
       cache.set(shape, q);
     }
     return q;

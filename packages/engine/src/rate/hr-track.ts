@@ -46,11 +46,18 @@ export function viterbiStep(
     return { lo: w.lo, logDelta: out };
   }
   const pd = prev.logDelta;
-  for (let i = 0; i < w.states; i++) {
+  // States outside `range` are impossible (−∞): neither computed nor used as predecessors.
+  const first = range ? Math.max(0, range.from) : 0;
+  const last = range ? Math.min(w.states - 1, range.to) : w.states - 1;
+  if (range) {
+    out.fill(-Infinity);
+    if (back) back.fill(-1);
+  }
+  for (let i = first; i <= last; i++) {
     let best = -Infinity;
     let arg = i;
-    const a = Math.max(0, i - maxJump);
-    const b = Math.min(w.states - 1, i + maxJump);
+    const a = Math.max(first, i - maxJump);
+    const b = Math.min(last, i + maxJump);
     for (let j = a; j <= b; j++) {
       const d = i - j;
       const v = pd[j] - c * d * d;

@@ -131,6 +131,21 @@ describe('pooled ids', () => {
   });
 });
 
+describe('time-ordered log and measurement ids', () => {
+  test('begin with the creation time in milliseconds, so later ids sort after earlier ones', async () => {
+    const t0 = Date.now();
+    const a = [newLogId(), newMeasurementId()];
+    await new Promise((r) => setTimeout(r, 5));
+    const b = [newLogId(), newMeasurementId()];
+    for (let i = 0; i < 2; i++) {
+      const prefixMs = (id: string): number => parseInt(id.slice(id.indexOf('_') + 1, id.indexOf('_') + 13), 16);
+      expect(prefixMs(a[i])).toBeGreaterThanOrEqual(t0);
+      expect(prefixMs(a[i])).toBeLessThanOrEqual(Date.now());
+      expect(b[i] > a[i]).toBe(true);
+    }
+  });
+});
+
 describe('background checkpoints (SQLite file)', () => {
   test('commits no longer checkpoint; the worker copies the WAL into the database file', async () => {
     const { h, file } = await sqliteFile({ backgroundCheckpoint: true });

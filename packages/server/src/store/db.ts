@@ -55,6 +55,11 @@ export function openDatabase(opts: OpenOptions): DbHandle {
       max: opts.poolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
+    // An idle pooled connection can be closed under us (database restart or failover, an
+    // administrator's pg_terminate_backend, a network drop). pg reports that as an 'error' event on
+    // the pool, which crashes the process when nobody listens; the pool has already discarded the
+    // client and opens a new one on the next query, so a warning is all it takes.
+    pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost; the pool reconnects (${err.message})`));
     const dialect = schema ? new SchemaScopedPostgresDialect({ pool }, schema) : new PostgresDialect({ pool });
     const db = new Kysely<Database>({ dialect });
     return {

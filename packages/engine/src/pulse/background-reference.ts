@@ -21,27 +21,6 @@ const WINDOW_SEC = 10;
 /** Ridge term relative to the background's own energy: a flat background yields no correction. */
 const RIDGE = 1e-3;
 
-/** Solves the 3x3 symmetric system A x = y in place (Gaussian elimination with partial pivoting). */
-function solve3(a: number[], y: number[]): number[] | null {
-  const m = [
-    [a[0], a[1], a[2], y[0]],
-    [a[3], a[4], a[5], y[1]],
-    [a[6], a[7], a[8], y[2]],
-  ];
-  for (let c = 0; c < 3; c++) {
-    let p = c;
-    for (let r = c + 1; r < 3; r++) if (Math.abs(m[r][c]) > Math.abs(m[p][c])) p = r;
-    if (Math.abs(m[p][c]) < 1e-18) return null;
-    [m[c], m[p]] = [m[p], m[c]];
-    for (let r = 0; r < 3; r++) {
-      if (r === c) continue;
-      const f = m[r][c] / m[c][c];
-      for (let k = c; k < 4; k++) m[r][k] -= f * m[c][k];
-    }
-  }
-  return [m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]];
-}
-
 /**
  * Skin channels with everything the background explains removed, in the band-limited form POS
  * and CHROM take (1 + in-band fluctuation). Returns the plain band-limited channels when the
@@ -60,109 +39,24 @@ function bandLimited(c: Channels, sampleRateHz: number, band: PulseBand): Channe
   };
 }
 
+/** The band-limited background channels as zero-mean references. */
+function backgroundRefs(bgBand: Channels): Float64Array[] {
+  return [bgBand.r, bgBand.g, bgBand.b].map((c) => c.map((v) => v - 1));
+}
+
 /** rejectBackground with the background already band-limited (shared with backgroundPulse). */
 function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: number, band: PulseBand): Channels {
-  const s = [skin.r, skin.g, skin.b].map((c) => bandLimitedChannel(c, sampleRateHz, band));
-  const x = [bgBand.r, bgBand.g, bgBand.b].map((c) => Float64Array.from(c));
-  const n = s[0].length;
-  for (const c of [...s, ...x]) for (let i = 0; i < n; i++) c[i] -= 1;
-  const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
-  const out = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
-  const wsum = new Float64Array(n);
-  if (len < 8) return { r: s[0].map((v) => v + 1), g: s[1].map((v) => v + 1), b: s[2].map((v) => v + 1) };
-  const step = Math.max(1, len >> 1);
-  const starts: number[] = [];
-  for (let st = 0; st + len <= n; st += step) starts.push(st);
-  if (starts[starts.length - 1] + len < n) starts.push(n - len);
-  for (const st of starts) {
-    const end = st + len;
-    // Normal equations with scalar accumulators (each sum runs over i in order, as before).
-    const x0 = x[0];
-    const x1 = x[1];
-    const x2 = x[2];
-    const s0 = s[0];
-    const s1 = s[1];
-    const s2 = s[2];
-    let a00 = 0, a01 = 0, a02 = 0, a11 = 0, a12 = 0, a22 = 0; // prettier-ignore
-    let y00 = 0, y01 = 0, y02 = 0, y10 = 0, y11 = 0, y12 = 0, y20 = 0, y21 = 0, y22 = 0; // prettier-ignore
-    for (let i = st; i < end; i++) {
-      const u0 = x0[i];
-      const u1 = x1[i];
-      const u2 = x2[i];
-      const v0 = s0[i];
-      const v1 = s1[i];
-      const v2 = s2[i];
-      a00 += u0 * u0;
-      a01 += u0 * u1;
-      a02 += u0 * u2;
-      a11 += u1 * u1;
-      a12 += u1 * u2;
-      a22 += u2 * u2;
-      y00 += u0 * v0;
-      y01 += u1 * v0;
-      y02 += u2 * v0;
-      y10 += u0 * v1;
-      y11 += u1 * v1;
-      y12 += u2 * v1;
-      y20 += u0 * v2;
-      y21 += u1 * v2;
-      y22 += u2 * v2;
-    }
-    const xtx = [a00, a01, a02, a01, a11, a12, a02, a12, a22];
-    const xty = [
-      [y00, y01, y02],
-      [y10, y11, y12],
-      [y20, y21, y22],
-    ];
-    const ridge = RIDGE * (xtx[0] + xtx[4] + xtx[8]) + 1e-15;
-    xtx[0] += ridge;
-    xtx[4] += ridge;
-    xtx[8] += ridge;
-    const beta = [0, 1, 2].map((c) => solve3(xtx, xty[c]) ?? [0, 0, 0]);
-    // Band-limited signals have few independent samples (≈ 2 × bandwidth × duration), so three
-    // regressors explain a share 3/dof of any skin trace by chance alone. The fit is shrunk by
-    // max(0, 1 − chance/R²): a chance fit removes nothing, a real shared artifact almost all of it.
-    const dof = Math.max(6, 2 * (band.highHz - band.lowHz) * (len / sampleRateHz));
-    const chance = 3 / dof;
-    for (let c = 0; c < 3; c++) {
-      const sc = s[c];
-      const b0 = beta[c][0];
-      const b1 = beta[c][1];
-      const b2 = beta[c][2];
-      let ss = 0;
-      let fitSs = 0;
-      for (let i = st; i < end; i++) {
-        const fit = b0 * x0[i] + b1 * x1[i] + b2 * x2[i];
-        ss += sc[i] * sc[i];
-        fitSs += fit * fit;
-      }
-      const r2 = ss > 0 ? Math.min(1, fitSs / ss) : 0;
-      const shrink = r2 > chance ? 1 - chance / r2 : 0;
-      for (let k = 0; k < 3; k++) beta[c][k] *= shrink;
-    }
-    const [p0, p1, p2] = beta;
-    const o0 = out[0];
-    const o1 = out[1];
-    const o2 = out[2];
-    for (let i = st; i < end; i++) {
-      const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * (i - st + 0.5)) / len);
-      wsum[i] += w;
-      const u0 = x0[i];
-      const u1 = x1[i];
-      const u2 = x2[i];
-      o0[i] += w * (s0[i] - (p0[0] * u0 + p0[1] * u1 + p0[2] * u2));
-      o1[i] += w * (s1[i] - (p1[0] * u0 + p1[1] * u1 + p1[2] * u2));
-      o2[i] += w * (s2[i] - (p2[0] * u0 + p2[1] * u1 + p2[2] * u2));
-    }
-  }
-  for (let c = 0; c < 3; c++) for (let i = 0; i < n; i++) out[c][i] = (wsum[i] > 1e-9 ? out[c][i] / wsum[i] : s[c][i]) + 1;
-  return { r: out[0], g: out[1], b: out[2] };
+  return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band);
 }
 
 /**
- * The same windowed, shrunk least-squares rejection as rejectBandLimited for any number of
- * reference signals (band-limited, zero mean): the three background channels plus further
- * pulse-less references such as the crop's texture energy (trace/texture.ts).
+ * Windowed least-squares rejection of any number of reference signals (band-limited, zero mean:
+ * the three background channels, the corners' texture energy) from the band-limited skin channels:
+ * 10 s Hann windows with half overlap, overlap-added. Band-limited signals have few independent
+ * samples (≈ 2 × bandwidth × duration), so q regressors explain a share q/dof of any skin trace by
+ * chance alone; each fit is shrunk by max(0, 1 − chance/R²): a chance fit removes nothing, a real
+ * shared artifact almost all of it. A ridge term relative to the references' energy keeps a flat
+ * reference from producing a correction.
  */
 function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand): Channels {
   const s = [skin.r, skin.g, skin.b].map((c) => bandLimitedChannel(c, sampleRateHz, band));
@@ -216,7 +110,6 @@ function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: nu
         ss += sc[i] * sc[i];
         fitSs += f * f;
       }
-      // Shrunk by max(0, 1 − chance/R²), as in rejectBandLimited.
       const r2 = ss > 0 ? Math.min(1, fitSs / ss) : 0;
       const shrink = r2 > chance ? 1 - chance / r2 : 0;
       const o = out[c];
@@ -332,7 +225,7 @@ export function referencedPulses(
   }
   const bgBand = bandLimited(bg, sampleRateHz, band);
   const c = tex
-    ? rejectReferences(skin, [...[bgBand.r, bgBand.g, bgBand.b].map((x) => x.map((v) => v - 1)), tex], sampleRateHz, band)
+    ? rejectReferences(skin, [...backgroundRefs(bgBand), tex], sampleRateHz, band)
     : rejectBandLimited(skin, bgBand, sampleRateHz, band);
   const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz), sampleRateHz, band);
   const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band), sampleRateHz, band);

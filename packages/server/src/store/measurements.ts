@@ -11,6 +11,18 @@ export interface StoredMeasurement {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
+/** The per-metric columns (indexed copies of the document's values; the baseline reads these). */
+const METRIC_COLUMNS = [
+  'heart_rate_bpm',
+  'rmssd_ms',
+  'sdnn_ms',
+  'breathing_rate',
+  'stress_index',
+  'systolic_mmhg',
+  'diastolic_mmhg',
+  'spo2_pct',
+] as const satisfies ReadonlyArray<keyof Database['measurements']>;
+
 const COLUMNS = [
   'id',
   'key_id',
@@ -25,14 +37,7 @@ const COLUMNS = [
   'quality_score',
   'usable',
   'is_complete',
-  'heart_rate_bpm',
-  'rmssd_ms',
-  'sdnn_ms',
-  'breathing_rate',
-  'stress_index',
-  'systolic_mmhg',
-  'diastolic_mmhg',
-  'spo2_pct',
+  ...METRIC_COLUMNS,
 ] as const satisfies ReadonlyArray<keyof Database['measurements']>;
 
 const insertRow = prepare(COLUMNS, (db, p) => db.insertInto('measurements').values(p));
@@ -157,16 +162,7 @@ export async function listUserMeasurements(
   return { items: rows.map((r) => JSON.parse(r.doc) as Measurement), total: Number(totalRow?.total ?? 0) };
 }
 
-export interface BaselineSourceRow {
-  heart_rate_bpm: number | null;
-  rmssd_ms: number | null;
-  sdnn_ms: number | null;
-  breathing_rate: number | null;
-  stress_index: number | null;
-  systolic_mmhg: number | null;
-  diastolic_mmhg: number | null;
-  spo2_pct: number | null;
-}
+export type BaselineSourceRow = Record<(typeof METRIC_COLUMNS)[number], number | null>;
 
 /**
  * Usable measurements (complete, quality good or fair) of the window, at most `cap` most recent
@@ -181,16 +177,7 @@ export async function baselineRows(
 ): Promise<BaselineSourceRow[]> {
   return db
     .selectFrom('measurements')
-    .select([
-      'heart_rate_bpm',
-      'rmssd_ms',
-      'sdnn_ms',
-      'breathing_rate',
-      'stress_index',
-      'systolic_mmhg',
-      'diastolic_mmhg',
-      'spo2_pct',
-    ])
+    .select(METRIC_COLUMNS)
     .where('key_id', '=', keyId)
     .where('user_ref', '=', userRef)
     .where('created_at', '>=', since)

@@ -40,16 +40,27 @@ export function highPassBiquad(cutoffHz: number, sampleRateHz: number): Biquad {
   };
 }
 
-/** Coefficients by (kind, cutoff, rate): the live analyses ask for the same few filters every second. */
-const biquads = new Map<string, Biquad>();
+/**
+ * Coefficients by (kind, cutoff, rate): the live analyses ask for the same few filters every second.
+ * Keyed by the numbers themselves (a string key cost a number-to-string conversion per call).
+ */
+const biquads = { hp: new Map<number, Map<number, Biquad>>(), lp: new Map<number, Map<number, Biquad>>() };
+let cachedCount = 0;
 
 function cachedBiquad(kind: 'hp' | 'lp', cutoffHz: number, sampleRateHz: number): Biquad {
-  const key = `${kind}${cutoffHz}/${sampleRateHz}`;
-  let q = biquads.get(key);
+  const byRate = biquads[kind].get(sampleRateHz);
+  let q = byRate?.get(cutoffHz);
   if (!q) {
     q = kind === 'hp' ? highPassBiquad(cutoffHz, sampleRateHz) : lowPassBiquad(cutoffHz, sampleRateHz);
-    if (biquads.size >= 256) biquads.clear();
-    biquads.set(key, q);
+    if (cachedCount >= 256) {
+      biquads.hp.clear();
+      biquads.lp.clear();
+      cachedCount = 0;
+    }
+    let m = biquads[kind].get(sampleRateHz);
+    if (!m) biquads[kind].set(sampleRateHz, (m = new Map()));
+    m.set(cutoffHz, q);
+    cachedCount++;
   }
   return q;
 }
@@ -78,6 +89,45 @@ function runBiquad(q: Biquad, x: Float64Array, reverse: boolean, n = x.length): 
 }
 
 /**
+ * A high-pass section then a low-pass section over x[0..n) in one direction, fused into one loop:
+ * the same operations in the same order as runBiquad(hp) followed by runBiquad(lp) (the low-pass
+ * starts from the steady state of the high-pass's first output), one pass over memory instead of two.
+ */
+function runBiquadPair(hp: Biquad, lp: Biquad, x: Float64Array, reverse: boolean, n: number): void {
+  const hb0 = hp.b0;
+  const hb1 = hp.b1;
+  const hb2 = hp.b2;
+  const ha1 = hp.a1;
+  const ha2 = hp.a2;
+  const lb0 = lp.b0;
+  const lb1 = lp.b1;
+  const lb2 = lp.b2;
+  const la1 = lp.a1;
+  const la2 = lp.a2;
+  const first = reverse ? n - 1 : 0;
+  const x0 = x[first];
+  const hy0 = x0 * ((hb0 + hb1 + hb2) / (1 + ha1 + ha2));
+  let h1 = hy0 - hb0 * x0;
+  let h2 = hb2 * x0 - ha2 * hy0;
+  // The low-pass's first input is the high-pass's first output.
+  const u0 = hb0 * x0 + h1;
+  const ly0 = u0 * ((lb0 + lb1 + lb2) / (1 + la1 + la2));
+  let l1 = ly0 - lb0 * u0;
+  let l2 = lb2 * u0 - la2 * ly0;
+  const step = reverse ? -1 : 1;
+  for (let k = 0, i = first; k < n; k++, i += step) {
+    const xi = x[i];
+    const ui = hb0 * xi + h1;
+    h1 = hb1 * xi - ha1 * ui + h2;
+    h2 = hb2 * xi - ha2 * ui;
+    const yi = lb0 * ui + l1;
+    l1 = lb1 * ui - la1 * yi + l2;
+    l2 = lb2 * ui - la2 * yi;
+    x[i] = yi;
+  }
+}
+
+/**
  * Zero-phase Butterworth band-pass (2nd-order high-pass and 2nd-order low-pass sections, each run
  * forward and backward, so 4th-order magnitude roll-off at each edge).
  */
@@ -86,6 +136,17 @@ export function bandPassZeroPhase(
   sampleRateHz: number,
   lowHz: number,
   highHz: number,
+): Float64Array {
+  return bandPassZeroPhaseInto(x, sampleRateHz, lowHz, highHz, new Float64Array(x.length));
+}
+
+/** bandPassZeroPhase writing into `out` (length ≥ x.length; `out` may be `x` itself); returns `out`. */
+export function bandPassZeroPhaseInto(
+  x: ArrayLike<number>,
+  sampleRateHz: number,
+  lowHz: number,
+  highHz: number,
+  out: Float64Array,
 ): Float64Array {
   const n = x.length;
   const pad = Math.min(n - 1, Math.round(sampleRateHz * 1.5));
@@ -101,11 +162,10 @@ export function bandPassZeroPhase(
   }
   const hp = cachedBiquad('hp', lowHz, sampleRateHz);
   const lp = cachedBiquad('lp', highHz, sampleRateHz);
-  runBiquad(hp, buf, false, len);
-  runBiquad(lp, buf, false, len);
-  runBiquad(hp, buf, true, len);
-  runBiquad(lp, buf, true, len);
-  return buf.slice(pad, pad + n);
+  runBiquadPair(hp, lp, buf, false, len);
+  runBiquadPair(hp, lp, buf, true, len);
+  for (let i = 0; i < n; i++) out[i] = buf[pad + i];
+  return out;
 }
 
 /** Zero-phase low-pass (2nd order, forward-backward). */

@@ -3,10 +3,12 @@
 // (I + λ² D2ᵀD2) z = x with D2 the second-difference operator; we solve that symmetric
 // pentadiagonal system in O(N) (the rPPG-Toolbox inverts a dense N×N matrix instead).
 
-/** Returns x minus its smoothness-priors trend. `lambda` is unitless (100 at ~30 Hz in the Toolbox). */
-export function detrendSmoothnessPriors(x: ArrayLike<number>, lambda = 100): Float64Array {
+/**
+ * Returns x minus its smoothness-priors trend. `lambda` is unitless (100 at ~30 Hz in the Toolbox).
+ * Written into `out` when given (length x.length; may be x itself).
+ */
+export function detrendSmoothnessPriors(x: ArrayLike<number>, lambda = 100, out: Float64Array = new Float64Array(x.length)): Float64Array {
   const n = x.length;
-  const out = new Float64Array(n);
   if (n < 3) {
     let m = 0;
     for (let i = 0; i < n; i++) m += x[i];
@@ -36,20 +38,22 @@ interface Factor {
 
 /**
  * The LDLᵀ factors depend only on (n, l2), and the live analyses detrend windows of the same few
- * lengths every second: factors are kept for a handful of recent (n, l2) pairs.
+ * lengths every second: factors are kept for a handful of recent (n, l2) pairs (compared as numbers;
+ * a string key cost two number-to-string conversions per call).
  */
-const factors = new Map<string, Factor>();
+const factors: { n: number; l2: number; f: Factor }[] = [];
 const MAX_FACTORS = 16;
 const MAX_CACHED_N = 8192;
 
 function factorFor(n: number, l2: number): Factor {
-  const key = `${n}/${l2}`;
-  const hit = factors.get(key);
-  if (hit) return hit;
+  for (let i = 0; i < factors.length; i++) {
+    const e = factors[i];
+    if (e.n === n && e.l2 === l2) return e.f;
+  }
   const f = factorize(n, l2);
   if (n <= MAX_CACHED_N) {
-    if (factors.size >= MAX_FACTORS) factors.delete(factors.keys().next().value!);
-    factors.set(key, f);
+    if (factors.length >= MAX_FACTORS) factors.shift();
+    factors.push({ n, l2, f });
   }
   return f;
 }

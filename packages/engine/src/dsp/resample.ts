@@ -22,11 +22,56 @@ export function medianIntervalMicros(tMicros: ArrayLike<number>, from = 0, to = 
   const n = to - from;
   if (n < 2) return NaN;
   if (intervalWork.length < n - 1) intervalWork = new Float64Array(Math.max(n - 1, 2 * intervalWork.length));
-  const d = intervalWork.subarray(0, n - 1);
+  const d = intervalWork;
+  const len = n - 1;
   for (let i = from + 1; i < to; i++) d[i - from - 1] = tMicros[i] - tMicros[i - 1];
-  d.sort();
-  const m = (n - 1) >> 1;
-  return (n - 1) % 2 ? d[m] : 0.5 * (d[m - 1] + d[m]);
+  // The middle order statistics by selection (the same values a full sort puts there).
+  const m = len >> 1;
+  if (len % 2) return selectKth(d, len, m);
+  const upper = selectKth(d, len, m);
+  // After selecting m, d[0..m) holds the m smallest: the lower middle value is their maximum.
+  let lower = d[0];
+  for (let i = 1; i < m; i++) if (d[i] > lower) lower = d[i];
+  return 0.5 * (lower + upper);
+}
+
+/**
+ * The k-th smallest of a[0..n) (Hoare's selection, median-of-three pivot), partially reordering
+ * a so that a[0..k) ≤ a[k] ≤ a[k+1..n). Intervals are finite, so the comparisons order them as the
+ * numeric sort did.
+ */
+function selectKth(a: Float64Array, n: number, k: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >> 1;
+    // Median of three as the pivot, left in a[mid].
+    if (a[mid] < a[lo]) swap(a, mid, lo);
+    if (a[hi] < a[lo]) swap(a, hi, lo);
+    if (a[hi] < a[mid]) swap(a, hi, mid);
+    const pivot = a[mid];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k];
+  }
+  return a[k];
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
 }
 
 /**
@@ -98,31 +143,71 @@ export function resampleDecimated(
   if (factor <= 1) return resampleUniform(tMicros, channels, sampleRateHz, opts).channels;
   const from = opts.from ?? 0;
   const to = opts.to ?? tMicros.length;
+  const m = decimatedLength(tMicros, sampleRateHz, factor, from, to);
+  const out = channels.map(() => new Float64Array(m));
+  resampleDecimatedInto(tMicros, channels, sampleRateHz, factor, from, to, m, out);
+  return out;
+}
+
+/** Number of samples resampleDecimated returns for tMicros[from..to) (the grid as resampleUniform's). */
+export function decimatedLength(tMicros: ArrayLike<number>, sampleRateHz: number, factor: number, from: number, to: number): number {
   const t0 = tMicros[from];
   const span = tMicros[to - 1] - t0;
   const stepMicros = 1e6 / sampleRateHz;
   const n = to - from > 0 ? Math.floor(span / stepMicros + 1e-9) + 1 : 0;
-  const m = Math.floor(n / factor);
-  const nc = channels.length;
-  const out = channels.map(() => new Float64Array(m));
-  const inv = 1 / factor;
-  const sums = new Float64Array(nc);
-  let j = from;
-  for (let o = 0, i = 0; o < m; o++) {
-    sums.fill(0);
-    for (let k = 0; k < factor; k++, i++) {
-      const t = t0 + i * stepMicros;
-      while (j + 1 < to - 1 && tMicros[j + 1] <= t) j++;
-      const ta = tMicros[j];
-      const tb = j + 1 < to ? tMicros[j + 1] : ta;
-      const w = tb > ta ? Math.min(1, Math.max(0, (t - ta) / (tb - ta))) : 0;
-      const next = j + 1 < to ? j + 1 : j;
-      for (let c = 0; c < nc; c++) {
-        const ch = channels[c];
-        sums[c] += ch[j] + w * (ch[next] - ch[j]);
-      }
-    }
-    for (let c = 0; c < nc; c++) out[c][o] = sums[c] * inv;
+  return Math.floor(n / factor);
+}
+
+/** Interpolation positions (scratch for resampleDecimatedInto: synchronous, never returned). */
+let posIndex = new Int32Array(1024);
+let posWeight = new Float64Array(1024);
+
+/**
+ * The decimated outputs 0..m) of resampleDecimated into `out` (one array of length ≥ m per channel).
+ * The interpolation positions (source index and weight of each full-rate sample) are computed once
+ * for all channels; each channel then sums the same terms in the same order as the fused loop.
+ */
+export function resampleDecimatedInto(
+  tMicros: ArrayLike<number>,
+  channels: ArrayLike<number>[],
+  sampleRateHz: number,
+  factor: number,
+  from: number,
+  to: number,
+  m: number,
+  out: Float64Array[],
+): void {
+  const t0 = tMicros[from];
+  const stepMicros = 1e6 / sampleRateHz;
+  const total = m * factor;
+  if (posIndex.length < total) {
+    posIndex = new Int32Array(Math.max(total, 2 * posIndex.length));
+    posWeight = new Float64Array(posIndex.length);
   }
-  return out;
+  const idx = posIndex;
+  const wt = posWeight;
+  let j = from;
+  for (let i = 0; i < total; i++) {
+    const t = t0 + i * stepMicros;
+    while (j + 1 < to - 1 && tMicros[j + 1] <= t) j++;
+    const ta = tMicros[j];
+    const tb = j + 1 < to ? tMicros[j + 1] : ta;
+    idx[i] = j;
+    wt[i] = tb > ta ? Math.min(1, Math.max(0, (t - ta) / (tb - ta))) : 0;
+  }
+  const inv = 1 / factor;
+  const last = to - 1;
+  for (let c = 0; c < channels.length; c++) {
+    const ch = channels[c];
+    const o = out[c];
+    for (let k = 0, i = 0; k < m; k++) {
+      let s = 0;
+      for (let e = i + factor; i < e; i++) {
+        const a = idx[i];
+        const x = ch[a];
+        s += x + wt[i] * ((a < last ? ch[a + 1] : x) - x);
+      }
+      o[k] = s * inv;
+    }
+  }
 }

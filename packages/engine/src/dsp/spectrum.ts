@@ -6,13 +6,14 @@ import FFT from 'fft.js';
 
 // `out` is a Float64Array rather than fft.js's plain array: the same float64 values, without boxed
 // numbers or element-kind transitions (fft.js only indexes it).
-const plans = new Map<number, { fft: FFT; input: Float64Array; out: Float64Array }>();
+// `used`: how many leading input values the last transform wrote (the rest are still zero).
+const plans = new Map<number, { fft: FFT; input: Float64Array; out: Float64Array; used: number }>();
 
-function plan(size: number): { fft: FFT; input: Float64Array; out: Float64Array } {
+function plan(size: number): { fft: FFT; input: Float64Array; out: Float64Array; used: number } {
   let p = plans.get(size);
   if (!p) {
     const fft = new FFT(size);
-    p = { fft, input: new Float64Array(size), out: new Float64Array(2 * size) };
+    p = { fft, input: new Float64Array(size), out: new Float64Array(2 * size), used: 0 };
     plans.set(size, p);
   }
   return p;
@@ -48,13 +49,14 @@ export interface Spectrum {
 
 /**
  * Power spectrum of x[from..to) with mean removed, optional Hann taper and zero padding to `nfft`
- * (a power of two ≥ the segment length; rounded up otherwise).
+ * (a power of two ≥ the segment length; rounded up otherwise). `into`: an array for the power when
+ * it has the right length (nfft/2 + 1), e.g. the previous window's, reused instead of allocated.
  */
 export function powerSpectrum(
   x: ArrayLike<number>,
   sampleRateHz: number,
   nfft: number,
-  opts: { from?: number; to?: number; hann?: boolean } = {},
+  opts: { from?: number; to?: number; hann?: boolean; into?: Float64Array } = {},
 ): Spectrum {
   const from = opts.from ?? 0;
   const to = opts.to ?? x.length;
@@ -62,7 +64,10 @@ export function powerSpectrum(
   const size = nextPow2(Math.max(nfft, n));
   const p = plan(size);
   const input = p.input;
-  input.fill(0);
+  // Zero padding: only what the previous transform wrote beyond this segment needs clearing.
+  const used = Math.max(0, n);
+  if (p.used > used) input.fill(0, used, p.used);
+  p.used = used;
   let m = 0;
   for (let i = from; i < to; i++) m += x[i];
   m /= Math.max(1, n);
@@ -74,7 +79,7 @@ export function powerSpectrum(
   }
   p.fft.realTransform(p.out as unknown as number[], input);
   const half = size / 2;
-  const power = new Float64Array(half + 1);
+  const power = opts.into && opts.into.length === half + 1 ? opts.into : new Float64Array(half + 1);
   const out = p.out;
   for (let k = 0; k <= half; k++) {
     const re = out[2 * k];

@@ -5,10 +5,11 @@
 // HRV, beta BP and SpO2). `finish()` runs the offline chain over the accumulated trace, so its
 // measurement equals `estimateOffline` on the same packets by construction.
 import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
-import { medianIntervalMicros, resampleDecimated } from '../dsp/resample.js';
+import { BufferPool } from '../dsp/buffers.js';
+import { decimatedLength, medianIntervalMicros, resampleDecimated, resampleDecimatedInto } from '../dsp/resample.js';
 import { roundTo } from '../dsp/stats.js';
 import { referencedPulses } from '../pulse/background-reference.js';
-import { bandObservable, hrWindow, refineRateHz } from '../rate/hr-spectrum.js';
+import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
 import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
 import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.js';
@@ -40,6 +41,15 @@ export class StreamingEstimator {
   private lastHrHz = NaN;
   private lastSqi = 0;
   private readonly opts: AnalyzeOptions;
+  /**
+   * Working arrays of the live analyses, one pool per analysis (each analyses windows of one length
+   * every time), the previous heart-rate window (its spectra are overwritten by the next) and the
+   * tracker's spare vector: a live analysis allocates almost nothing.
+   */
+  private readonly hrPool = new BufferPool();
+  private readonly slowPool = new BufferPool();
+  private lastWindow: HrWindow | null = null;
+  private spareDelta: Float64Array | undefined;
 
   constructor(opts: StreamingOptions = {}) {
     this.opts = { band: opts.band };
@@ -108,17 +118,30 @@ export class StreamingEstimator {
     const factor = Math.max(1, Math.floor(frameHz / minAnalysisHz));
     const fs = frameHz / factor;
     // Resampled at the frame rate and boxcar-decimated (dsp/resample.ts), fused into one pass.
-    const [r, g, b, br, bgc, bb] = resampleDecimated(tr.tMicros, bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b], frameHz, factor, { from, to });
+    const sources = bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b];
+    const pool = posOnly ? this.slowPool : this.hrPool;
+    let ch: Float64Array[];
+    if (factor > 1) {
+      const m = decimatedLength(tr.tMicros, frameHz, factor, from, to);
+      ch = sources.map((_, c) => pool.get(`in${c}`, m));
+      resampleDecimatedInto(tr.tMicros, sources, frameHz, factor, from, to, m, ch);
+    } else {
+      ch = resampleDecimated(tr.tMicros, sources, frameHz, factor, { from, to });
+    }
+    const [r, g, b, br, bgc, bb] = ch;
     if (r.length < 4 * fs) return null;
-    return { fs, r, b, pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), { posOnly }) };
+    return { fs, r, b, pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), { posOnly, pool }) };
   }
 
   private analyzeHeartRate(events: EngineEvent[], tEnd: number): void {
     const w = this.windowPulses(tEnd, HR_WINDOW_SEC, 10);
     if (!w) return;
     const len = w.pulses.pos.length;
-    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs), bandOf(this.opts), w.pulses.noise);
-    this.forward = viterbiStep(this.forward, win, this.hrStepMicros / 1e6);
+    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs), bandOf(this.opts), w.pulses.noise, this.lastWindow);
+    this.lastWindow = win;
+    const prev = this.forward;
+    this.forward = viterbiStep(prev, win, this.hrStepMicros / 1e6, undefined, undefined, this.spareDelta);
+    this.spareDelta = prev?.logDelta;
     const k = argmax(this.forward.logDelta);
     const r = refineRateHz(win, win.lo + k);
     this.lastHrHz = r.freqHz;

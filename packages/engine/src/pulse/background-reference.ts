@@ -10,6 +10,7 @@
 import { bandLimitedChannel, conditionPulse, extractPulses, unitVariance, type PulseBand } from './pulse-signals.js';
 import { posPulse } from './pos.js';
 import { chromPulse } from './chrom.js';
+import type { BufferPool } from '../dsp/buffers.js';
 
 export interface Channels {
   r: Float64Array;
@@ -30,23 +31,61 @@ export function rejectBackground(skin: Channels, bg: Channels, sampleRateHz: num
   return rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
 }
 
-/** The three channels normalised and band-limited (bandLimitedChannel). */
+/**
+ * Scratch arrays (synchronous, never returned): `grow(k, n)` makes `scratch[k]` hold at least n
+ * values. Slots: 0–2 the band-limited background, 3–5 its zero-mean references, 6–8 the
+ * band-limited skin, 9 the overlap-add weights, 10 one window's fit, 11 the small normal equations.
+ */
+const scratch: Float64Array[] = [];
+
+function grow(k: number, n: number): Float64Array {
+  let a = scratch[k];
+  if (!a || a.length < n) scratch[k] = a = new Float64Array(Math.max(n, 2 * (a?.length ?? 0), 256));
+  return a;
+}
+
+/** The three channels normalised and band-limited (bandLimitedChannel), in scratch slots 0–2. */
 function bandLimited(c: Channels, sampleRateHz: number, band: PulseBand): Channels {
+  const n = c.r.length;
   return {
-    r: bandLimitedChannel(c.r, sampleRateHz, band),
-    g: bandLimitedChannel(c.g, sampleRateHz, band),
-    b: bandLimitedChannel(c.b, sampleRateHz, band),
+    r: bandLimitedChannel(c.r, sampleRateHz, band, grow(0, n)),
+    g: bandLimitedChannel(c.g, sampleRateHz, band, grow(1, n)),
+    b: bandLimitedChannel(c.b, sampleRateHz, band, grow(2, n)),
   };
 }
 
-/** The band-limited background channels as zero-mean references. */
+/** Hann taper values per window length (the same expression as the per-sample one they replace). */
+const tapers = new Map<number, Float64Array>();
+
+function taper(len: number): Float64Array {
+  let t = tapers.get(len);
+  if (!t) {
+    t = new Float64Array(len);
+    for (let k = 0; k < len; k++) t[k] = 0.5 - 0.5 * Math.cos((2 * Math.PI * (k + 0.5)) / len);
+    if (tapers.size >= 64) tapers.clear();
+    tapers.set(len, t);
+  }
+  return t;
+}
+
+/** The band-limited background channels as zero-mean references (scratch slots 3–5, length n each). */
 function backgroundRefs(bgBand: Channels): Float64Array[] {
-  return [bgBand.r, bgBand.g, bgBand.b].map((c) => c.map((v) => v - 1));
+  return [bgBand.r, bgBand.g, bgBand.b].map((c, k) => {
+    const n = c.length;
+    const x = grow(3 + k, n).subarray(0, n);
+    for (let i = 0; i < n; i++) x[i] = c[i] - 1;
+    return x;
+  });
 }
 
 /** rejectBackground with the background already band-limited (shared with backgroundPulse). */
-function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: number, band: PulseBand): Channels {
-  return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band);
+function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
+  return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band, pool);
+}
+
+/** A fresh array, or the pool's array for `name` (zeroed) when there is a pool. */
+function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Array {
+  return pool ? pool.get(name, n).fill(0) : new Float64Array(n);
 }
 
 /**
@@ -58,40 +97,61 @@ function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: numbe
  * shared artifact almost all of it. A ridge term relative to the references' energy keeps a flat
  * reference from producing a correction.
  */
-function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand): Channels {
-  const s = [skin.r, skin.g, skin.b].map((c) => bandLimitedChannel(c, sampleRateHz, band));
-  const n = s[0].length;
+function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
+  const n = skin.r.length;
+  const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(6 + k, n)));
   for (const c of s) for (let i = 0; i < n; i++) c[i] -= 1;
   const q = refs.length;
   const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
   if (len < 8 || q === 0) return { r: s[0].map((v) => v + 1), g: s[1].map((v) => v + 1), b: s[2].map((v) => v + 1) };
-  const out = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
-  const wsum = new Float64Array(n);
+  const out = [zeros(pool, 'rejectR', n), zeros(pool, 'rejectG', n), zeros(pool, 'rejectB', n)];
+  const wsum = grow(9, n).fill(0, 0, n);
   const step = Math.max(1, len >> 1);
   const starts: number[] = [];
   for (let st = 0; st + len <= n; st += step) starts.push(st);
   if (starts[starts.length - 1] + len < n) starts.push(n - len);
   const dof = Math.max(2 * q, 2 * (band.highHz - band.lowHz) * (len / sampleRateHz));
   const chance = q / dof;
-  const fit = new Float64Array(len);
+  const fit = grow(10, len);
+  const hann = taper(len);
+  // Normal equations: xtx (q·q), then xty for the three channels (3·q), then solveN's q·(q+1) + q.
+  const small = grow(11, q * q + 3 * q + q * (q + 1) + q);
+  const xtx = small.subarray(0, q * q);
+  const xty = [0, 1, 2].map((c) => small.subarray(q * q + c * q, q * q + (c + 1) * q));
+  const solveWork = small.subarray(q * q + 3 * q);
   for (const st of starts) {
     const end = st + len;
-    const xtx = new Float64Array(q * q);
-    const xty = [new Float64Array(q), new Float64Array(q), new Float64Array(q)];
     for (let a = 0; a < q; a++) {
+      // refs[a] against refs[a..q) and the three skin channels: each dot product is summed over i
+      // in order as before, up to four at a time in one loop (independent sums run in parallel).
       const xa = refs[a];
-      for (let b = a; b < q; b++) {
-        const xb = refs[b];
-        let acc = 0;
-        for (let i = st; i < end; i++) acc += xa[i] * xb[i];
-        xtx[a * q + b] = acc;
-        xtx[b * q + a] = acc;
-      }
-      for (let c = 0; c < 3; c++) {
-        const sc = s[c];
-        let acc = 0;
-        for (let i = st; i < end; i++) acc += xa[i] * sc[i];
-        xty[c][a] = acc;
+      const partners = q - a + 3;
+      for (let p0 = 0; p0 < partners; p0 += 4) {
+        const pa = partner(refs, s, a, p0, partners);
+        const pb = partner(refs, s, a, p0 + 1, partners);
+        const pc = partner(refs, s, a, p0 + 2, partners);
+        const pd = partner(refs, s, a, p0 + 3, partners);
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        for (let i = st; i < end; i++) {
+          const x = xa[i];
+          s0 += x * pa[i];
+          s1 += x * pb[i];
+          s2 += x * pc[i];
+          s3 += x * pd[i];
+        }
+        const sums = [s0, s1, s2, s3];
+        for (let k = 0; k < 4 && p0 + k < partners; k++) {
+          const p = p0 + k;
+          if (p < q - a) {
+            xtx[a * q + a + p] = sums[k];
+            xtx[(a + p) * q + a] = sums[k];
+          } else {
+            xty[p - (q - a)][a] = sums[k];
+          }
+        }
       }
     }
     let trace = 0;
@@ -99,14 +159,21 @@ function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: nu
     const ridge = RIDGE * trace + 1e-15;
     for (let a = 0; a < q; a++) xtx[a * q + a] += ridge;
     for (let c = 0; c < 3; c++) {
-      const beta = solveN(xtx, xty[c], q);
+      const beta = solveN(xtx, xty[c], q, solveWork);
       const sc = s[c];
+      // fit = Σ_a beta[a]·refs[a], summed over a in order for each sample (as a per-sample loop would).
+      const x0 = refs[0];
+      const b0 = beta[0];
+      for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i];
+      for (let a = 1; a < q; a++) {
+        const xa = refs[a];
+        const ba = beta[a];
+        for (let i = st; i < end; i++) fit[i - st] += ba * xa[i];
+      }
       let ss = 0;
       let fitSs = 0;
       for (let i = st; i < end; i++) {
-        let f = 0;
-        for (let a = 0; a < q; a++) f += beta[a] * refs[a][i];
-        fit[i - st] = f;
+        const f = fit[i - st];
         ss += sc[i] * sc[i];
         fitSs += f * f;
       }
@@ -114,19 +181,37 @@ function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: nu
       const shrink = r2 > chance ? 1 - chance / r2 : 0;
       const o = out[c];
       for (let i = st; i < end; i++) {
-        const w = 0.5 - 0.5 * Math.cos((2 * Math.PI * (i - st + 0.5)) / len);
+        const w = hann[i - st];
         if (c === 0) wsum[i] += w;
         o[i] += w * (sc[i] - shrink * fit[i - st]);
       }
     }
   }
-  for (let c = 0; c < 3; c++) for (let i = 0; i < n; i++) out[c][i] = (wsum[i] > 1e-9 ? out[c][i] / wsum[i] : s[c][i]) + 1;
+  for (let c = 0; c < 3; c++) {
+    const o = out[c];
+    const sc = s[c];
+    for (let i = 0; i < n; i++) o[i] = (wsum[i] > 1e-9 ? o[i] / wsum[i] : sc[i]) + 1;
+  }
   return { r: out[0], g: out[1], b: out[2] };
 }
 
-/** Solves the q×q system A x = y (A row-major, not modified); zeros when singular. */
-function solveN(a: Float64Array, y: Float64Array, q: number): Float64Array {
-  const m = new Float64Array(q * (q + 1));
+/**
+ * Partner p of reference a in the normal equations: refs[a + p] for p < q − a, then the skin
+ * channels; past the last partner, refs[a] again (a dummy sum, discarded).
+ */
+function partner(refs: Float64Array[], s: Float64Array[], a: number, p: number, partners: number): Float64Array {
+  if (p >= partners) return refs[a];
+  const q = refs.length;
+  return p < q - a ? refs[a + p] : s[p - (q - a)];
+}
+
+/**
+ * Solves the q×q system A x = y (A row-major, not modified); zeros when singular. `work` holds at
+ * least q·(q+1) + q values; the solution is its last q (a view, valid until the next solve).
+ */
+function solveN(a: Float64Array, y: Float64Array, q: number, work: Float64Array): Float64Array {
+  const m = work.subarray(0, q * (q + 1));
+  const x = work.subarray(q * (q + 1), q * (q + 1) + q);
   for (let r = 0; r < q; r++) {
     for (let c = 0; c < q; c++) m[r * (q + 1) + c] = a[r * q + c];
     m[r * (q + 1) + q] = y[r];
@@ -135,7 +220,7 @@ function solveN(a: Float64Array, y: Float64Array, q: number): Float64Array {
   for (let c = 0; c < q; c++) {
     let p = c;
     for (let r = c + 1; r < q; r++) if (Math.abs(m[r * w + c]) > Math.abs(m[p * w + c])) p = r;
-    if (Math.abs(m[p * w + c]) < 1e-18) return new Float64Array(q);
+    if (Math.abs(m[p * w + c]) < 1e-18) return x.fill(0);
     if (p !== c) for (let k = 0; k < w; k++) [m[c * w + k], m[p * w + k]] = [m[p * w + k], m[c * w + k]];
     for (let r = 0; r < q; r++) {
       if (r === c) continue;
@@ -144,7 +229,6 @@ function solveN(a: Float64Array, y: Float64Array, q: number): Float64Array {
       for (let k = c; k < w; k++) m[r * w + k] -= f * m[c * w + k];
     }
   }
-  const x = new Float64Array(q);
   for (let r = 0; r < q; r++) x[r] = m[r * w + q] / m[r * w + r];
   return x;
 }
@@ -154,8 +238,10 @@ export function backgroundPulse(bg: Channels, sampleRateHz: number, band: PulseB
   return backgroundPulseBandLimited(bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
 }
 
-function backgroundPulseBandLimited(bgBand: Channels, sampleRateHz: number, band: PulseBand): Float64Array {
-  return conditionPulse(posPulse(bgBand.r, bgBand.g, bgBand.b, sampleRateHz), sampleRateHz, band);
+function backgroundPulseBandLimited(bgBand: Channels, sampleRateHz: number, band: PulseBand, pool?: BufferPool): Float64Array {
+  const n = bgBand.r.length;
+  const raw = posPulse(bgBand.r, bgBand.g, bgBand.b, sampleRateHz, pool?.get('raw', n));
+  return conditionPulse(raw, sampleRateHz, band, pool?.get('noise', n));
 }
 
 /** True when the background moves at all (a synthetic or cropped-tight input may have none). */
@@ -200,36 +286,41 @@ function textureReference(texture: Float64Array | null | undefined, n: number, s
 
 /**
  * POS and CHROM pulses from skin channels, with the background rejected first when the trace has
- * one (the same stages for the offline and the streaming estimator).
+ * one (the same stages for the offline and the streaming estimator). With `pool`, the returned
+ * arrays are the pool's (valid until its next use; the streaming estimator's live windows) and
+ * no array is allocated for the background path.
  */
 export function referencedPulses(
   skin: Channels,
   bg: Channels | null,
   sampleRateHz: number,
   band: PulseBand,
-  opts: { posOnly?: boolean; texture?: Float64Array | null } = {},
+  opts: { posOnly?: boolean; texture?: Float64Array | null; pool?: BufferPool } = {},
 ): ReferencedPulses {
+  const pool = opts.pool;
+  const n = skin.r.length;
   if (opts.posOnly) {
     // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum.
-    const c = hasBackground(bg) ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band) : null;
+    const c = hasBackground(bg) ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band, pool) : null;
     const r = c ? c.r : bandLimitedChannel(skin.r, sampleRateHz, band);
     const g = c ? c.g : bandLimitedChannel(skin.g, sampleRateHz, band);
     const b = c ? c.b : bandLimitedChannel(skin.b, sampleRateHz, band);
-    const pos = unitVariance(conditionPulse(posPulse(r, g, b, sampleRateHz), sampleRateHz, band));
+    const raw = posPulse(r, g, b, sampleRateHz, pool?.get('raw', n));
+    const pos = unitVariance(conditionPulse(raw, sampleRateHz, band, pool?.get('pos', n)));
     return { pos, chrom: pos, noise: null, noises: [] };
   }
-  const tex = textureReference(opts.texture, skin.r.length, sampleRateHz, band);
+  const tex = textureReference(opts.texture, n, sampleRateHz, band);
   if (!hasBackground(bg)) {
     const p = extractPulses(skin.r, skin.g, skin.b, sampleRateHz, band);
     return { pos: p.pos, chrom: p.chrom, noise: null, noises: tex ? [unitVariance(tex)] : [] };
   }
   const bgBand = bandLimited(bg, sampleRateHz, band);
   const c = tex
-    ? rejectReferences(skin, [...backgroundRefs(bgBand), tex], sampleRateHz, band)
-    : rejectBandLimited(skin, bgBand, sampleRateHz, band);
-  const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz), sampleRateHz, band);
-  const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band), sampleRateHz, band);
-  const noise = unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band));
+    ? rejectReferences(skin, [...backgroundRefs(bgBand), tex], sampleRateHz, band, pool)
+    : rejectBandLimited(skin, bgBand, sampleRateHz, band, pool);
+  const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz, pool?.get('raw', n)), sampleRateHz, band, pool?.get('pos', n));
+  const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band, pool?.get('raw', n)), sampleRateHz, band, pool?.get('chrom', n));
+  const noise = unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band, pool));
   const noises = tex ? [noise, unitVariance(tex)] : [noise];
   return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise, noises };
 }

@@ -3,13 +3,22 @@
 // band-passed, then per half-overlapping Hann window (~1.6 s) S = Xf − (σXf/σYf)·Yf, overlap-added
 // (rPPG-Toolbox `CHROME_DEHAAN.py`). We band-pass X and Y once over the whole trace instead of per
 // window (cheaper, no per-window edge transients). Negated so that peaks mark systole.
-import { bandPassZeroPhase } from '../dsp/butterworth.js';
+import { bandPassZeroPhaseInto } from '../dsp/butterworth.js';
+
+/** Prefix sums for movingAverageInto (scratch: synchronous, never returned). */
+let prefix = new Float64Array(1024);
 
 /** Centred moving average of length `len` (shrinks at the edges). */
 export function movingAverage(x: ArrayLike<number>, len: number): Float64Array {
+  return movingAverageInto(x, len, new Float64Array(x.length));
+}
+
+/** movingAverage into `out` (length ≥ x.length; must not be `x`); returns `out`. */
+export function movingAverageInto(x: ArrayLike<number>, len: number, out: Float64Array): Float64Array {
   const n = x.length;
-  const out = new Float64Array(n);
-  const cs = new Float64Array(n + 1);
+  if (prefix.length < n + 1) prefix = new Float64Array(Math.max(n + 1, 2 * prefix.length));
+  const cs = prefix;
+  cs[0] = 0;
   for (let i = 0; i < n; i++) cs[i + 1] = cs[i] + x[i];
   const half = len >> 1;
   for (let i = 0; i < n; i++) {
@@ -20,24 +29,44 @@ export function movingAverage(x: ArrayLike<number>, len: number): Float64Array {
   return out;
 }
 
+/** Hann taper of length l as the windows below use it (computed once per l). */
+const tapers = new Map<number, Float64Array>();
+
+function taper(l: number): Float64Array {
+  let h = tapers.get(l);
+  if (!h) {
+    h = new Float64Array(l);
+    for (let k = 0; k < l; k++) h[k] = 0.5 - 0.5 * Math.cos((2 * Math.PI * k) / l);
+    if (tapers.size >= 64) tapers.clear();
+    tapers.set(l, h);
+  }
+  return h;
+}
+
+/** Working arrays of chromPulse (scratch: synchronous, never returned). */
+let work = new Float64Array(0);
+
+/** The CHROM pulse of uniformly sampled RGB (into `out` when given: length r.length). */
 export function chromPulse(
   r: ArrayLike<number>,
   g: ArrayLike<number>,
   b: ArrayLike<number>,
   sampleRateHz: number,
   band: { lowHz: number; highHz: number } = { lowHz: 0.6, highHz: 4 },
+  out: Float64Array = new Float64Array(r.length),
 ): Float64Array {
   const n = r.length;
   let l = Math.ceil(1.6 * sampleRateHz);
   if (l % 2) l++;
-  const out = new Float64Array(n);
+  out.fill(0);
   if (n < l) return out;
   const norm = Math.max(3, l);
-  const mr = movingAverage(r, norm);
-  const mg = movingAverage(g, norm);
-  const mb = movingAverage(b, norm);
-  const x = new Float64Array(n);
-  const y = new Float64Array(n);
+  if (work.length < 5 * n) work = new Float64Array(Math.max(5 * n, 2 * work.length));
+  const mr = movingAverageInto(r, norm, work.subarray(0, n));
+  const mg = movingAverageInto(g, norm, work.subarray(n, 2 * n));
+  const mb = movingAverageInto(b, norm, work.subarray(2 * n, 3 * n));
+  const x = work.subarray(3 * n, 4 * n);
+  const y = work.subarray(4 * n, 5 * n);
   for (let i = 0; i < n; i++) {
     const cr = mr[i] > 0 ? r[i] / mr[i] : 1;
     const cg = mg[i] > 0 ? g[i] / mg[i] : 1;
@@ -45,11 +74,11 @@ export function chromPulse(
     x[i] = 3 * cr - 2 * cg;
     y[i] = 1.5 * cr + cg - 1.5 * cb;
   }
-  const xf = bandPassZeroPhase(x, sampleRateHz, band.lowHz, band.highHz);
-  const yf = bandPassZeroPhase(y, sampleRateHz, band.lowHz, band.highHz);
+  // In place: x and y are not needed unfiltered.
+  const xf = bandPassZeroPhaseInto(x, sampleRateHz, band.lowHz, band.highHz, x);
+  const yf = bandPassZeroPhaseInto(y, sampleRateHz, band.lowHz, band.highHz, y);
   const half = l / 2;
-  const hann = new Float64Array(l);
-  for (let k = 0; k < l; k++) hann[k] = 0.5 - 0.5 * Math.cos((2 * Math.PI * k) / l);
+  const hann = taper(l);
   for (let start = 0; start + l <= n + half; start += half) {
     const end = Math.min(n, start + l);
     let sx = 0;

@@ -4,6 +4,9 @@
 // tuning h = S1 + (σ1/σ2)·S2, mean removal and overlap-add with stride 1 (rPPG-Toolbox
 // `POS_WANG.py`). The output is negated so that peaks mark systole (vitallens-python `pos.py`).
 
+/** Prefix sums and coefficient differences (scratch: synchronous, never returned). */
+let work = new Float64Array(0);
+
 /**
  * Pulse signal from uniformly sampled RGB channels at `sampleRateHz`.
  *
@@ -13,15 +16,23 @@
  * overlap-added contribution of every window to sample i is
  *   r[i]·(−2α/mr) + g[i]·((1+α)/mg) + b[i]·((α−1)/mb) − mean_h,
  * i.e. each channel times a per-window coefficient summed over the l windows covering i (a running
- * sum of coefficients). Same result as the per-window loop up to rounding.
+ * sum of coefficients). Same result as the per-window loop up to rounding. Written into `out` when
+ * given (length r.length).
  */
-export function posPulse(r: ArrayLike<number>, g: ArrayLike<number>, b: ArrayLike<number>, sampleRateHz: number): Float64Array {
+export function posPulse(
+  r: ArrayLike<number>,
+  g: ArrayLike<number>,
+  b: ArrayLike<number>,
+  sampleRateHz: number,
+  out: Float64Array = new Float64Array(r.length),
+): Float64Array {
   const n = r.length;
   const l = Math.max(4, Math.ceil(1.6 * sampleRateHz));
-  const out = new Float64Array(n);
-  if (n < l) return out;
+  if (n < l) return out.fill(0);
+  if (work.length < 12 * (n + 1)) work = new Float64Array(Math.max(12 * (n + 1), 2 * work.length));
   // Prefix sums (index k holds the sum over [0, k)).
-  const P = new Float64Array(9 * (n + 1));
+  const P = work;
+  P.fill(0, 0, 9);
   for (let i = 0; i < n; i++) {
     const ri = r[i];
     const gi = g[i];
@@ -40,9 +51,9 @@ export function posPulse(r: ArrayLike<number>, g: ArrayLike<number>, b: ArrayLik
   }
   const windows = n - l + 1;
   // Per-window coefficients of r, g, b, as differences for a running sum.
-  const dr = new Float64Array(n + 1);
-  const dg = new Float64Array(n + 1);
-  const db = new Float64Array(n + 1);
+  const dr = work.subarray(9 * (n + 1), 10 * (n + 1)).fill(0);
+  const dg = work.subarray(10 * (n + 1), 11 * (n + 1)).fill(0);
+  const db = work.subarray(11 * (n + 1), 12 * (n + 1)).fill(0);
   for (let st = 0; st < windows; st++) {
     const a = 9 * st;
     const e = 9 * (st + l);

@@ -1,9 +1,9 @@
 // Trace → pulse: POS and CHROM (see pos.ts, chrom.ts), then smoothness-priors detrending
 // (Tarvainen et al., TBME 2002; λ = 100 at 30 Hz, scaled with the rate squared so the cut-off
 // stays ~0.05 Hz) and a zero-phase Butterworth band-pass (rPPG-Toolbox `post_process.py`).
-import { bandPassZeroPhase } from '../dsp/butterworth.js';
+import { bandPassZeroPhaseInto } from '../dsp/butterworth.js';
 import { detrendSmoothnessPriors } from '../dsp/detrend.js';
-import { chromPulse, movingAverage } from './chrom.js';
+import { chromPulse, movingAverageInto } from './chrom.js';
 import { posPulse } from './pos.js';
 
 export interface PulseBand {
@@ -26,11 +26,19 @@ export function detrendLambda(sampleRateHz: number): number {
   return 100 * (sampleRateHz / 30) ** 2;
 }
 
-/** Detrend and band-pass a raw pulse (or any PPG-like waveform) sampled at `sampleRateHz`. */
-export function conditionPulse(x: ArrayLike<number>, sampleRateHz: number, band: PulseBand = WIDE_BAND): Float64Array {
-  const d = detrendSmoothnessPriors(x, detrendLambda(sampleRateHz));
+/**
+ * Detrend and band-pass a raw pulse (or any PPG-like waveform) sampled at `sampleRateHz` (into `out`
+ * when given: length x.length, may be x itself).
+ */
+export function conditionPulse(
+  x: ArrayLike<number>,
+  sampleRateHz: number,
+  band: PulseBand = WIDE_BAND,
+  out: Float64Array = new Float64Array(x.length),
+): Float64Array {
+  const d = detrendSmoothnessPriors(x, detrendLambda(sampleRateHz), out);
   const hi = Math.min(band.highHz, 0.45 * sampleRateHz);
-  return bandPassZeroPhase(d, sampleRateHz, band.lowHz, hi);
+  return bandPassZeroPhaseInto(d, sampleRateHz, band.lowHz, hi, d);
 }
 
 export interface PulseSignals {
@@ -39,18 +47,29 @@ export interface PulseSignals {
 }
 
 /**
- * Channel normalised by its 10 s moving mean and band-limited, plus one: POS then tunes its alpha on
+ * Channel normalised by its 10 s moving mean and band-limited, plus one (into `out` when given, a
+ * buffer of length ≥ c.length: the result is its first c.length entries): POS then tunes its alpha on
  * in-band fluctuations only (band-limited POS; the band-pass-before-alpha step is CHROM's, de Haan
  * & Jeanne 2013).
  */
-export function bandLimitedChannel(c: Float64Array, sampleRateHz: number, band: PulseBand): Float64Array {
-  const m = movingAverage(c, Math.max(3, Math.round(10 * sampleRateHz)));
-  const x = new Float64Array(c.length);
-  for (let i = 0; i < c.length; i++) x[i] = m[i] > 0 ? c[i] / m[i] - 1 : 0;
-  const f = bandPassZeroPhase(x, sampleRateHz, band.lowHz, Math.min(band.highHz, 0.45 * sampleRateHz));
-  for (let i = 0; i < f.length; i++) f[i] += 1;
+export function bandLimitedChannel(
+  c: Float64Array,
+  sampleRateHz: number,
+  band: PulseBand,
+  out: Float64Array = new Float64Array(c.length),
+): Float64Array {
+  const n = c.length;
+  if (meanWork.length < n) meanWork = new Float64Array(Math.max(n, 2 * meanWork.length));
+  const m = movingAverageInto(c, Math.max(3, Math.round(10 * sampleRateHz)), meanWork);
+  const x = out.length === n ? out : out.subarray(0, n);
+  for (let i = 0; i < n; i++) x[i] = m[i] > 0 ? c[i] / m[i] - 1 : 0;
+  const f = bandPassZeroPhaseInto(x, sampleRateHz, band.lowHz, Math.min(band.highHz, 0.45 * sampleRateHz), x);
+  for (let i = 0; i < n; i++) f[i] += 1;
   return f;
 }
+
+/** The moving mean inside bandLimitedChannel (scratch: synchronous, never returned). */
+let meanWork = new Float64Array(1024);
 
 /** Both pulse signals from uniformly resampled RGB, conditioned and scaled to unit variance. */
 export function extractPulses(

@@ -93,7 +93,11 @@ export function sqiAt(s: Spectrum, fHz: number, band: HrBand = HR_BAND, windowSe
   return Math.max(0, (share - b) / (1 - b));
 }
 
-/** Score and spectra for pulses[m][from..to). All pulses share `sampleRateHz`. */
+/**
+ * Score and spectra for pulses[m][from..to). All pulses share `sampleRateHz`. `reuse`: a window
+ * no longer needed (the streaming estimator's previous one) whose arrays are overwritten when
+ * their sizes fit, instead of allocating new ones.
+ */
 export function hrWindow(
   pulses: Float64Array[],
   from: number,
@@ -102,24 +106,32 @@ export function hrWindow(
   nfft: number,
   band: HrBand = HR_BAND,
   noise: Float64Array | null = null,
+  reuse: HrWindow | null = null,
 ): HrWindow {
-  const spectra = pulses.map((p) => powerSpectrum(p, sampleRateHz, nfft, { from, to }));
-  const ns = noise ? powerSpectrum(noise, sampleRateHz, nfft, { from, to }) : null;
-  return scoreSpectra(spectra, ns, (to - from) / sampleRateHz, band);
+  const spectra = pulses.map((p, m) => powerSpectrum(p, sampleRateHz, nfft, { from, to, into: reuse?.spectra[m]?.power }));
+  const ns = noise ? powerSpectrum(noise, sampleRateHz, nfft, { from, to, into: reuse?.noiseSpectrum?.power }) : null;
+  return scoreSpectra(spectra, ns, (to - from) / sampleRateHz, band, reuse?.score);
 }
 
 /**
  * The window score from spectra already computed (one per pulse method, same nfft), with the
  * background reference's spectrum `noiseSpectrum` for the down-weighting (kept on the window).
+ * `scoreInto`: an array of the right length to hold the score instead of a new one.
  */
-export function scoreSpectra(spectra: Spectrum[], noiseSpectrum: Spectrum | null, windowSec: number, band: HrBand = HR_BAND): HrWindow {
+export function scoreSpectra(
+  spectra: Spectrum[],
+  noiseSpectrum: Spectrum | null,
+  windowSec: number,
+  band: HrBand = HR_BAND,
+  scoreInto?: Float64Array,
+): HrWindow {
   const s0 = spectra[0];
   const [lo, hiBin] = bandBins(s0, band.lowHz, band.highHz);
   // A band the sampling rate cannot represent leaves a single state (rate unknown, SQI 0) rather
   // than an empty or negative range.
   const hi = Math.max(lo, hiBin);
   const states = hi - lo + 1;
-  const score = new Float64Array(states);
+  const score = scoreInto && scoreInto.length === states ? scoreInto.fill(0) : new Float64Array(states);
   const weights: number[] = [];
   for (const s of spectra) {
     let total = 0;

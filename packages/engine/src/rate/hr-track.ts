@@ -27,15 +27,22 @@ function emission(w: HrWindow, i: number, range?: StateRange): number {
   return Math.log(w.score[i] + SCORE_FLOOR);
 }
 
-/** One forward step: new log-likelihood vector given the previous one (or null at the start). */
+/** Transition penalties by jump size (scratch, rewritten by every step). */
+let penalty = new Float64Array(64);
+
+/**
+ * One forward step: new log-likelihood vector given the previous one (or null at the start).
+ * `into`: an array of w.states values (not prev's) to hold it instead of a new one.
+ */
 export function viterbiStep(
   prev: ForwardState | null,
   w: HrWindow,
   stepSec: number,
   back?: Int32Array,
   range?: StateRange,
+  into?: Float64Array,
 ): ForwardState {
-  const out = new Float64Array(w.states);
+  const out = into && into.length === w.states && into !== prev?.logDelta ? into : new Float64Array(w.states);
   const binBpm = w.binHz * 60;
   const sigma = HR_STEP_SIGMA_BPM * Math.sqrt(Math.max(0.25, stepSec));
   const maxJump = Math.max(1, Math.round((HR_MAX_STEP_BPM * Math.max(1, stepSec)) / binBpm));
@@ -53,14 +60,25 @@ export function viterbiStep(
     out.fill(-Infinity);
     if (back) back.fill(-1);
   }
+  // The transition penalty c·d·d per jump size d, computed once per step (the same products).
+  if (penalty.length < maxJump + 1) penalty = new Float64Array(2 * (maxJump + 1));
+  const pen = penalty;
+  for (let d = 0; d <= maxJump; d++) pen[d] = c * d * d;
   for (let i = first; i <= last; i++) {
     let best = -Infinity;
     let arg = i;
     const a = Math.max(first, i - maxJump);
     const b = Math.min(last, i + maxJump);
-    for (let j = a; j <= b; j++) {
-      const d = i - j;
-      const v = pd[j] - c * d * d;
+    // Predecessors in ascending order, as one loop over j would visit them (ties keep the first).
+    for (let j = a; j < i; j++) {
+      const v = pd[j] - pen[i - j];
+      if (v > best) {
+        best = v;
+        arg = j;
+      }
+    }
+    for (let j = Math.max(a, i); j <= b; j++) {
+      const v = pd[j] - pen[j - i];
       if (v > best) {
         best = v;
         arg = j;

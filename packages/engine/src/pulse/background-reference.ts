@@ -161,15 +161,7 @@ function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: nu
     for (let c = 0; c < 3; c++) {
       const beta = solveN(xtx, xty[c], q, solveWork);
       const sc = s[c];
-      // fit = Σ_a beta[a]·refs[a], summed over a in order for each sample (as a per-sample loop would).
-      const x0 = refs[0];
-      const b0 = beta[0];
-      for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i];
-      for (let a = 1; a < q; a++) {
-        const xa = refs[a];
-        const ba = beta[a];
-        for (let i = st; i < end; i++) fit[i - st] += ba * xa[i];
-      }
+      fitWindow(fit, refs, beta, st, end);
       let ss = 0;
       let fitSs = 0;
       for (let i = st; i < end; i++) {
@@ -193,6 +185,36 @@ function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: nu
     for (let i = 0; i < n; i++) o[i] = (wsum[i] > 1e-9 ? o[i] / wsum[i] : sc[i]) + 1;
   }
   return { r: out[0], g: out[1], b: out[2] };
+}
+
+/**
+ * fit[i − st] = Σ_a beta[a]·refs[a][i] for i in [st, end), the terms added in order of a starting
+ * from 0 (as a per-sample loop over a would); three and four references in one pass.
+ */
+function fitWindow(fit: Float64Array, refs: Float64Array[], beta: Float64Array, st: number, end: number): void {
+  const q = refs.length;
+  const x0 = refs[0];
+  const b0 = beta[0];
+  if (q === 3 || q === 4) {
+    const x1 = refs[1];
+    const x2 = refs[2];
+    const b1 = beta[1];
+    const b2 = beta[2];
+    if (q === 3) {
+      for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i] + b1 * x1[i] + b2 * x2[i];
+    } else {
+      const x3 = refs[3];
+      const b3 = beta[3];
+      for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i] + b1 * x1[i] + b2 * x2[i] + b3 * x3[i];
+    }
+    return;
+  }
+  for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i];
+  for (let a = 1; a < q; a++) {
+    const xa = refs[a];
+    const ba = beta[a];
+    for (let i = st; i < end; i++) fit[i - st] += ba * xa[i];
+  }
 }
 
 /**

@@ -8,11 +8,7 @@
 // Weights come from an exponentially smoothed image so the mask does not flicker frame to frame;
 // the reference adapts slowly. The state is explicit and owned by the caller, so the streaming and
 // offline estimators produce bit-identical traces from the same packets.
-import { CROP_PIXELS as CROP_PIXELS_EXPORT, facePrior } from './face-prior.js';
-
-// Module-local copy: hot loops must not go through an imported binding (bundlers and tsx turn
-// those into getter calls).
-const CROP_PIXELS: number = CROP_PIXELS_EXPORT;
+import { layout, PHASES as PHASES_EXPORT, type Layout } from './skin-layout.js';
 
 export interface SkinTraceState {
   /**
@@ -45,93 +41,17 @@ export interface SkinSample {
 
 /**
  * The colour model runs on an interleaved quarter of the pixels per frame (every pixel is refreshed
- * every 4 frames, ~133 ms at 30 fps), which keeps the per-frame cost near a plain mean while the
- * mask still follows motion within a fraction of a second.
+ * every PHASES = 4 frames, ~133 ms at 30 fps), which keeps the per-frame cost near a plain mean while
+ * the mask still follows motion within a fraction of a second. (A module-local copy: hot code must
+ * not go through an imported binding, which bundlers and tsx turn into getter calls.)
  */
-const PHASES = 4;
+const PHASES: number = PHASES_EXPORT;
 /** Image smoothing per refresh (a refresh every 4 frames: time constant ≈ 6 frames). */
 const IMAGE_ALPHA = 0.5;
 const REF_ALPHA = 0.05;
 /** Chromaticity radius (rg units) beyond which a pixel is not skin. */
 const CHROMA_RADIUS2 = 0.055 * 0.055;
 const INV_CHROMA_RADIUS2 = 1 / CHROMA_RADIUS2;
-
-/**
- * Index tables shared by every state (computed once from the prior). Only the pixels with a
- * positive prior can ever carry weight (about 2/3 of the crop), so the per-frame loops visit those
- * only, in the same order as a scan of the whole crop: every floating-point sum adds the same terms
- * in the same order, so the samples are bit-identical to scanning all 1296 pixels.
- */
-interface Layout {
-  /** Covered pixels (prior > 0). */
-  n: number;
-  /** Byte offset (3·pixel) of covered pixel k, pixels ascending. */
-  byte: Int32Array;
-  /** Prior of covered pixel k. */
-  prior: Float32Array;
-  /** Refresh order: phase 0's covered pixels ascending, then phase 1's, …; slots [groupStart[p], groupStart[p+1]). */
-  groupStart: Int32Array;
-  /** Byte offset of the pixel in refresh slot q. */
-  slotByte: Int32Array;
-  /** Covered-pixel index k of refresh slot q. */
-  slotPixel: Int32Array;
-  /** Refresh slot of covered pixel k. */
-  pixelSlot: Int32Array;
-  /** Byte offsets of the background reference pixels (backgroundMean). */
-  bgByte: Int32Array;
-  /** Sum of the prior over the whole crop, in pixel order. */
-  priorTotal: number;
-}
-
-let layoutCache: Layout | null = null;
-
-function layout(): Layout {
-  if (layoutCache) return layoutCache;
-  const prior = facePrior();
-  const covered: number[] = [];
-  for (let i = 0; i < CROP_PIXELS; i++) if (prior[i] > 0) covered.push(i);
-  const n = covered.length;
-  const byte = Int32Array.from(covered, (i) => 3 * i);
-  const pr = Float32Array.from(covered, (i) => prior[i]);
-  const groupStart = new Int32Array(PHASES + 1);
-  const slotByte = new Int32Array(n);
-  const slotPixel = new Int32Array(n);
-  const pixelSlot = new Int32Array(n);
-  let q = 0;
-  for (let ph = 0; ph < PHASES; ph++) {
-    groupStart[ph] = q;
-    for (let k = 0; k < n; k++) {
-      if (covered[k] % PHASES !== ph) continue;
-      slotByte[q] = 3 * covered[k];
-      slotPixel[q] = k;
-      pixelSlot[k] = q;
-      q++;
-    }
-  }
-  groupStart[PHASES] = q;
-  let total = 0;
-  for (let i = 0; i < prior.length; i++) total += prior[i];
-  layoutCache = { n, byte, prior: pr, groupStart, slotByte, slotPixel, pixelSlot, bgByte: backgroundBytes(prior), priorTotal: total };
-  return layoutCache;
-}
-
-/**
- * The background reference: the box's two top 6x6 corners outside the face ellipse (where the prior
- * is zero): hair and background. The sides and bottom corners are left out: at cheek and jaw height
- * they often hold the face's edge or the neck, which pulse.
- */
-function backgroundBytes(prior: Float32Array): Int32Array {
-  const idx: number[] = [];
-  const side = Math.round(Math.sqrt(prior.length));
-  const c = Math.round(side / 6);
-  for (let i = 0; i < prior.length; i++) {
-    const x = i % side;
-    const y = (i - x) / side;
-    const corner = (x < c || x >= side - c) && y < c;
-    if (corner && prior[i] <= 1e-3) idx.push(3 * i);
-  }
-  return Int32Array.from(idx);
-}
 
 export function createSkinTraceState(): SkinTraceState {
   const n = layout().n;
@@ -245,6 +165,12 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   const refLuma = state.refLuma;
   const slotByte = L.slotByte;
   const slotPixel = L.slotPixel;
+  const slotPrior = L.slotPrior;
+  // Sums for which lumaGate(sum / 3, refLuma) is certainly 1 (0.6 ≤ q ≤ 1.5 with a 1e-9 relative
+  // margin, far wider than the rounding of q = (sum / 3) / refLuma): there prior·kc·1 = prior·kc
+  // exactly, so the gate's two divisions are skipped without changing a bit.
+  const plateauLo = 3 * refLuma * 0.6 * (1 + 1e-9);
+  const plateauHi = 3 * refLuma * 1.5 * (1 - 1e-9);
   const prior = L.prior;
   let rs = 0;
   let rr = 0;
@@ -271,13 +197,12 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
       const dg = cg - refG;
       const kc = 1 - (dr * dr + dg * dg) * INV_CHROMA_RADIUS2;
       if (kc > 0) {
-        wi = prior[k] * kc * lumaGate(sum / 3, refLuma);
-        if (wi > 0) {
-          rs += wi;
-          rr += wi * cr;
-          rg += wi * cg;
-          ry += (wi * sum) / 3;
-        }
+        wi = sum >= plateauLo && sum <= plateauHi ? slotPrior[q] * kc : slotPrior[q] * kc * lumaGate(sum / 3, refLuma);
+        // wi ≥ 0 and cr, cg, sum ≥ 0: a zero weight adds exact zeros, so no test is needed.
+        rs += wi;
+        rr += wi * cr;
+        rg += wi * cg;
+        ry += (wi * sum) / 3;
       }
     }
     w[k] = wi;
@@ -292,14 +217,18 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   let sr = 0;
   let sg = 0;
   let sb = 0;
-  for (let k = 0, n = L.n; k < n; k++) {
-    const wi = w[k];
-    if (wi === 0) continue;
-    const j = byte[k];
-    ws += wi;
-    sr += wi * pixels[j];
-    sg += wi * pixels[j + 1];
-    sb += wi * pixels[j + 2];
+  // Runs of adjacent covered pixels: the byte offset steps by 3 instead of being looked up.
+  const runStart = L.runStart;
+  for (let r = 0, runs = runStart.length - 1; r < runs; r++) {
+    const end = runStart[r + 1];
+    for (let k = runStart[r], j = byte[k]; k < end; k++, j += 3) {
+      const wi = w[k];
+      if (wi === 0) continue;
+      ws += wi;
+      sr += wi * pixels[j];
+      sg += wi * pixels[j + 1];
+      sb += wi * pixels[j + 2];
+    }
   }
   backgroundMean(pixels, L.bgByte, out);
   const wp = L.priorTotal;

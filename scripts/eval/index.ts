@@ -13,6 +13,7 @@ const SECTIONS: { file: string; optional?: boolean }[] = [
   { file: 'peer-fixtures.ts' },
   { file: 'skin-patches.ts' },
   { file: 'ubfc2.ts' },
+  { file: 'gate-null.ts' },
   { file: 'ubfc-video.ts', optional: true },
 ];
 
@@ -57,7 +58,9 @@ references (background POS pulse, crop texture energy) peak, then the mean of th
 tracked within ±15 bpm of it (rate/capture-rate.ts) → beats (parabolic sub-sample peaks; RR within 25 % of the last accepted interval, median-seeded)
 → HRV, Baevsky stress index, breathing rate (RIIV/RIAV/RIFV + head pitch, spectral fusion) → quality
 gate (a null test on the median window SQI, calibrated on pulse-less captures: see the phantom
-section's calibration table; SQI rescaled against its chance level for the window length and band). Metrics: MAE, RMSE and Pearson r over one value per recording. Each table states
+section's calibration table; SQI rescaled against its chance level for the window length and band;
+or, from 45 s, a null test on how much of the capture-averaged spectrum sits at its peak: see the
+capture-level calibration after the ubfc2 section). Metrics: MAE, RMSE and Pearson r over one value per recording. Each table states
 whether it uses every recording (the chain's internal heart rate, reported in
 \`stats.internalHeartRateBpm\` even when the quality gate withholds it) or only published values.
 

@@ -36,6 +36,11 @@ export interface EngineStats {
   pulseMethod: 'pos' | 'chrom' | 'waveform';
   /** Heart rate the chain computed even when quality is poor (diagnostics; never published then). */
   internalHeartRateBpm: number | null;
+  /**
+   * Share of the capture-averaged spectrum near its peak (rate/capture-rate.ts), the capture-level
+   * pulse evidence the quality gate tests (quality.ts minAnchorShare); null when not computed.
+   */
+  anchorShare: number | null;
   beatsDetected: number;
   rrAcceptedFraction: number;
   telemetrySamples: number;

@@ -157,6 +157,7 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
     skinFraction: roundTo(skin, 2),
     pulseMethod: 'pos',
     internalHeartRateBpm: null,
+    anchorShare: null,
     beatsDetected: 0,
     rrAcceptedFraction: 0,
     telemetrySamples: trace.telemetry.n,
@@ -177,7 +178,6 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   const texture = trace.texture ? u.channels[channels.length - 1] : null;
   const pulses = referencedPulses({ r, g, b }, bgU, fs, band, { texture });
   const track = trackHeartRate([pulses.pos, pulses.chrom], fs, { band, noise: pulses.noise });
-  const quality = assessQuality(track.sqi, skin, timing.durationSec);
   stats.medianSqi = track.sqi.length ? roundTo(median(track.sqi), 3) : 0;
   const m = bestMethod(track);
   const pulse = m === 1 ? pulses.chrom : pulses.pos;
@@ -185,8 +185,11 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   // The capture rate: the POS pulse tracked inside a corridor around the peak of the
   // reference-weighted averaged spectrum (rate/capture-rate.ts). `track` (both methods, whole
   // band) still supplies the SQI for the quality gate and the method for the beats.
-  const hrBpm = captureHeartRate(pulses.pos, fs, { band, references: pulses.noises, track: pulses.noise === (pulses.noises[0] ?? null) ? track : undefined }).hrBpm;
+  const capture = captureHeartRate(pulses.pos, fs, { band, references: pulses.noises, track: pulses.noise === (pulses.noises[0] ?? null) ? track : undefined });
+  const hrBpm = capture.hrBpm;
+  const quality = assessQuality(track.sqi, skin, timing.durationSec, { anchorShare: capture.anchorShare });
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
+  stats.anchorShare = Number.isFinite(capture.anchorShare) ? roundTo(capture.anchorShare, 3) : null;
   if (!Number.isFinite(hrBpm)) {
     return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });
   }

@@ -32,9 +32,24 @@ export interface CaptureRate {
   anchorBpm: number;
   windowHrBpm: Float64Array;
   windowSqi: Float64Array;
+  /**
+   * Share of the reference-weighted averaged spectrum within ±ANCHOR_SHARE_HALF_WIDTH_HZ of the
+   * anchor (0..1; NaN likewise): how much the windows agree on one rate, the capture-level
+   * evidence of a pulse (quality.ts tests it against pulse-less captures).
+   */
+  anchorShare: number;
 }
 
-const NONE: CaptureRate = { hrBpm: NaN, anchorBpm: NaN, windowHrBpm: new Float64Array(0), windowSqi: new Float64Array(0) };
+/** Half-width of the anchor's neighbourhood counted by `anchorShare`. */
+export const ANCHOR_SHARE_HALF_WIDTH_HZ = 0.1;
+
+const NONE: CaptureRate = {
+  hrBpm: NaN,
+  anchorBpm: NaN,
+  windowHrBpm: new Float64Array(0),
+  windowSqi: new Float64Array(0),
+  anchorShare: NaN,
+};
 
 /** Adds x's normalised in-band periodogram over [from, to) to acc (bins lo..lo+acc.length-1). */
 function addNormalised(acc: Float64Array, power: Float64Array, lo: number): void {
@@ -108,5 +123,18 @@ export function captureHeartRate(
     sqi[i] = r.sqi;
     sum += hr[i];
   }
-  return { hrBpm: sum / windows.length, anchorBpm: (lo + anchor) * binBpm, windowHrBpm: hr, windowSqi: sqi };
+  const halfShare = Math.round(ANCHOR_SHARE_HALF_WIDTH_HZ / windows[0].binHz);
+  let near = 0;
+  let total = 0;
+  for (let i = 0; i < states; i++) {
+    total += avg[i];
+    if (Math.abs(i - anchor) <= halfShare) near += avg[i];
+  }
+  return {
+    hrBpm: sum / windows.length,
+    anchorBpm: (lo + anchor) * binBpm,
+    windowHrBpm: hr,
+    windowSqi: sqi,
+    anchorShare: total > 0 ? near / total : 0,
+  };
 }

@@ -124,6 +124,67 @@ export const JobStatus = Type.Union([
   Type.Literal('failed'),
   Type.Literal('expired'),
 ]);
+/** Open objects: the documented fields, and room for more without a breaking change. */
+const OPEN = { additionalProperties: true };
+const Opt = <T extends TSchema>(t: T) => Type.Optional(t);
+
+/** The engine's diagnostics for one capture (engine `EngineStats`; every field may be absent). */
+export const EngineStats = Type.Object(
+  {
+    framesUsed: Opt(Type.Integer()),
+    framesDropped: Opt(Type.Integer()),
+    framesRejected: Opt(Type.Integer()),
+    meanFps: Opt(Num()),
+    sampleRateHz: Opt(Num()),
+    medianSqi: Opt(Num()),
+    skinFraction: Opt(Num()),
+    pulseMethod: Opt(Type.String()),
+    /** The chain's heart rate even when quality is poor: diagnostics only, never published then. */
+    internalHeartRateBpm: Opt(Nullable(Num())),
+    /** Capture-level pulse evidence the quality gate tests (docs/engine.md, Quality). */
+    anchorShare: Opt(Nullable(Num())),
+    beatsDetected: Opt(Type.Integer()),
+    rrAcceptedFraction: Opt(Num()),
+    telemetrySamples: Opt(Type.Integer()),
+  },
+  OPEN,
+);
+/** What the video tier saw in an uploaded video (partial when the video was rejected early). */
+export const MediaStats = Type.Object(
+  {
+    durationSec: Opt(Num()),
+    fps: Opt(Num()),
+    width: Opt(Type.Integer()),
+    height: Opt(Type.Integer()),
+    codec: Opt(Type.String()),
+    container: Opt(Type.String()),
+    framesDecoded: Opt(Type.Integer()),
+    framesWithFace: Opt(Type.Integer()),
+    facePresence: Opt(Num()),
+    medianFaceWidthPx: Opt(Num()),
+    multipleFaces: Opt(Type.Boolean()),
+    maxFacesSeen: Opt(Type.Integer()),
+    detector: Opt(Type.String()),
+  },
+  OPEN,
+);
+/** A streaming session's packet counts at settlement. */
+export const StreamStats = Type.Object(
+  { received: Opt(Type.Integer()), dropped: Opt(Type.Integer()), processed: Opt(Type.Integer()), auxDropped: Opt(Type.Integer()) },
+  OPEN,
+);
+/** `CloudJob.stats`: coarse progress while running; what each tier saw once settled. */
+export const JobStats = Type.Object(
+  {
+    progress: Opt(Type.Object({ stage: Type.String(), fraction: Num({ minimum: 0, maximum: 1 }) }, OPEN)),
+    engine: Opt(EngineStats),
+    media: Opt(MediaStats),
+    stream: Opt(StreamStats),
+  },
+  OPEN,
+);
+export type JobStats = Static<typeof JobStats>;
+
 export const CloudJob = Type.Object({
   jobId: Type.String(),
   mode: Type.Union([Type.Literal('batch_frames'), Type.Literal('batch_video'), Type.Literal('stream')]),
@@ -138,7 +199,7 @@ export const CloudJob = Type.Object({
   error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
   userRef: Type.Optional(Type.String()),
   clientRef: Type.Optional(Type.String()),
-  stats: Type.Optional(Type.Unknown()),
+  stats: Type.Optional(JobStats),
 });
 export type CloudJob = Static<typeof CloudJob>;
 
@@ -241,6 +302,40 @@ export const JobCreate = Type.Object(
   { additionalProperties: true },
 );
 export type JobCreate = Static<typeof JobCreate>;
+
+/** `POST /sdk/v1/auth/test`: the key's facts (field names: docs/decisions.md). */
+export const AuthTestResult = Type.Object({
+  keyId: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  features: Type.Array(Type.String()),
+  /** Epoch ms, or null for a key that does not expire. */
+  expiresAt: Nullable(Type.Integer()),
+  limits: Type.Object({ rateLimitPerMin: Type.Integer(), logsPerMin: Type.Integer() }),
+  quotas: Type.Object({
+    /** Calendar month (UTC) the usage figures cover, `YYYY-MM`. */
+    month: Type.String(),
+    quotaSecondsMonth: Nullable(Type.Integer()),
+    cloudSecondsUsed: Num(),
+    tokenQuotaMonthUsd: Nullable(Num()),
+    tokensUsedUsd: Num(),
+  }),
+  tokenBalanceUsd: Num(),
+  organization: Nullable(Type.Object({ id: Type.String(), name: Type.String() })),
+  /** The server clock, epoch ms (for checking the client's clock against the ±300 s window). */
+  serverTime: Type.Integer(),
+});
+export type AuthTestResult = Static<typeof AuthTestResult>;
+
+/** A page of `GET /sdk/v1/users`. */
+export const UsersPage = Type.Object({ items: Type.Array(UserSummary), total: Type.Integer(), page: Type.Integer(), perPage: Type.Integer() });
+export type UsersPage = Static<typeof UsersPage>;
+/** A page of `GET /sdk/v1/users/{ref}/measurements`, newest first. */
+export const UserMeasurementsPage = Type.Object({ items: Type.Array(Measurement), total: Type.Integer(), page: Type.Integer(), perPage: Type.Integer() });
+export type UserMeasurementsPage = Static<typeof UserMeasurementsPage>;
+/** A page of `GET /sdk/v1/logs`: oldest first; `nextCursor` continues after the last item (repeated on an empty page). */
+export const LogsPage = Type.Object({ items: Type.Array(UsageLogRow), nextCursor: Type.String(), serverTime: Type.Integer() });
+export type LogsPage = Static<typeof LogsPage>;
 
 export function envelopeOf<T extends TSchema>(data: T) {
   return Type.Object({ ok: Type.Literal(true), data });

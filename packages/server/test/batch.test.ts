@@ -48,6 +48,12 @@ describe('frames jobs', () => {
     expect(done.measurement.bloodPressure).toBeDefined();
     expect(done.measurement.spo2).toBeUndefined(); // not ordered
     expect(done.measurement.raw).toBeUndefined();
+    // The engine's diagnostics come through the documented JobStats schema whole (the response
+    // serializer drops what a schema does not name, so this holds the schema to the engine).
+    expect(done.stats.engine).toMatchObject({ framesUsed: 900, pulseMethod: expect.any(String) });
+    expect(Object.keys(done.stats.engine)).toEqual(
+      expect.arrayContaining(['framesDropped', 'meanFps', 'sampleRateHz', 'medianSqi', 'skinFraction', 'internalHeartRateBpm', 'anchorShare', 'beatsDetected']),
+    );
     // The same measurement through the measurements endpoint.
     const m = await w.call({ url: `/sdk/v1/measurements/${done.measurementId}` });
     expect(json(m).data.origin).toBe('cloud');

@@ -51,6 +51,22 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes.NCS1).toBeDefined();
   });
 
+  test('.happy every /sdk/v1 route documents its success answer with a schema', async ({ world }) => {
+    const doc = json(await world.app.inject({ url: '/openapi.json' }));
+    const exempt = new Set(['PUT /sdk/v1/cloud/uploads/:objectKey']);
+    const routes = registeredRoutes(world.app).filter((r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD' && !exempt.has(`${r.method} ${r.path}`));
+    for (const r of routes) {
+      const responses = doc.paths[openapiPath(r.path)][r.method.toLowerCase()].responses ?? {};
+      const ok = Object.keys(responses).filter((code) => /^2\d\d$/.test(code));
+      expect(ok.length, `${r.method} ${r.path} has no 2xx response`).toBeGreaterThan(0);
+      for (const code of ok) expect(responses[code].content['application/json'].schema.properties.data, `${r.method} ${r.path} ${code}`).toBeDefined();
+    }
+    const job = doc.paths['/sdk/v1/cloud/jobs/{jobId}'].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(Object.keys(job.properties.stats.properties)).toEqual(expect.arrayContaining(['progress', 'engine', 'media', 'stream']));
+    const facts = doc.paths['/sdk/v1/auth/test'].post.responses['200'].content['application/json'].schema.properties.data;
+    expect(facts.required).toEqual(expect.arrayContaining(['keyId', 'status', 'mode', 'features', 'limits', 'quotas', 'tokenBalanceUsd', 'organization', 'serverTime']));
+  });
+
   test('.happy request bodies are described from the schemas (source required)', async ({ world }) => {
     const doc = json(await world.app.inject({ url: '/openapi.json' }));
     const body = doc.paths['/sdk/v1/measurements'].post.requestBody.content['application/json'].schema;

@@ -31,6 +31,9 @@ export function isTerminalStatus(status: string): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
+/** A job or streaming session's diagnostics (protocol `JobStats`: progress while running, then what each tier saw). */
+export type JobStats = P.JobStats;
+
 /** A job or streaming session as returned (protocol `CloudJob`). */
 export interface CloudJob extends P.CloudJob {
   /** The protocol schema's static type is `string`; these are its values. */
@@ -77,7 +80,7 @@ export interface SessionInfo extends P.Session {
 /** One end user of the key (protocol `UserSummary`); `avgQuality` is null when no measurement has a quality score. */
 export type UserSummary = P.UserSummary;
 
-/** A page of `GET /sdk/v1/users` or `/users/{ref}/measurements` (the protocol has no named schema for it). */
+/** A page of `GET /sdk/v1/users` or `/users/{ref}/measurements` (protocol `UsersPage` / `UserMeasurementsPage`, generic here). */
 export interface Page<T> {
   items: T[];
   total?: number;
@@ -110,14 +113,12 @@ export interface UsageLogRow extends P.UsageLogRow {
   qualityLevel: QualityLevel | null;
 }
 
-/** A page of `GET /sdk/v1/logs` (the protocol has no named schema for it; the route inlines it). */
-export interface LogsPage {
+/** A page of `GET /sdk/v1/logs` (protocol `LogsPage`). */
+export interface LogsPage extends P.LogsPage {
   items: UsageLogRow[];
-  nextCursor: string;
-  serverTime: number;
 }
 
-/** `POST /sdk/v1/auth/test`: the key's facts. Exact field names are the server's (spec: not shown; no protocol schema). */
-export interface AuthTestResult {
-  [field: string]: unknown;
+/** `POST /sdk/v1/auth/test`: the key's facts (protocol `AuthTestResult`; field names in docs/decisions.md). */
+export interface AuthTestResult extends P.AuthTestResult {
+  [extra: string]: unknown;
 }

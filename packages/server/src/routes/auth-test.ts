@@ -1,6 +1,7 @@
 /** POST /sdk/v1/auth/test: verifies the signature and returns the key's facts. */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { AuthTestResult, ErrorEnvelope, LOGS_PER_MIN, envelopeOf } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { getOrg, usdFromMicro } from '../store/orgs-keys.js';
 import { monthOf, getMonthUsage } from '../store/metering.js';
@@ -10,9 +11,13 @@ export async function authTestRoutes(app: FastifyInstance, ctx: AppContext): Pro
     '/sdk/v1/auth/test',
     {
       config: { signed: true },
-      schema: { summary: 'Verify credentials and read the key facts', body: Type.Optional(Type.Unknown()) },
+      schema: {
+        summary: 'Verify credentials and read the key facts',
+        body: Type.Optional(Type.Unknown()),
+        response: { 200: envelopeOf(AuthTestResult), '4xx': ErrorEnvelope },
+      },
     },
-    async (req) => {
+    async (req): Promise<{ ok: true; data: AuthTestResult }> => {
       const key = req.auth!.key;
       const now = ctx.clock.now();
       const org = await getOrg(ctx.db.db, key.orgId);
@@ -28,7 +33,7 @@ export async function authTestRoutes(app: FastifyInstance, ctx: AppContext): Pro
           expiresAt: key.expiresAt,
           limits: {
             rateLimitPerMin: key.rateLimitPerMin,
-            logsPerMin: 60,
+            logsPerMin: LOGS_PER_MIN,
           },
           quotas: {
             month,

@@ -1,7 +1,7 @@
 /** POST /sdk/v1/cloud/jobs and GET /sdk/v1/cloud/jobs/:jobId (spec: Endpoints). */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { ErrorEnvelope, JobCreate } from '@vitals/protocol';
+import { CloudJob, ErrorEnvelope, JobCreate, envelopeOf } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { jobToWire } from '../domain/jobs.js';
 import { getJobForKey } from '../store/jobs.js';
@@ -13,7 +13,11 @@ export async function jobRoutes(app: FastifyInstance, ctx: AppContext): Promise<
     '/sdk/v1/cloud/jobs',
     {
       config: { signed: true },
-      schema: { summary: 'Create a batch job from an uploaded object', body: JobCreate, response: { '4xx': ErrorEnvelope } },
+      schema: {
+        summary: 'Create a batch job from an uploaded object (201; an idempotent repeat answers 200 with the job as it is now)',
+        body: JobCreate,
+        response: { 200: envelopeOf(CloudJob), 201: envelopeOf(CloudJob), '4xx': ErrorEnvelope },
+      },
     },
     async (req, reply) => {
       const { job, created } = await createJob(ctx, req.auth!.key, req.body);
@@ -29,7 +33,7 @@ export async function jobRoutes(app: FastifyInstance, ctx: AppContext): Promise<
       schema: {
         summary: 'Read a job or a streaming session',
         params: Type.Object({ jobId: Type.String({ maxLength: 64 }) }),
-        response: { '4xx': ErrorEnvelope },
+        response: { 200: envelopeOf(CloudJob), '4xx': ErrorEnvelope },
       },
     },
     async (req) => {

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { ErrorEnvelope, LOGS_LIMIT_DEFAULT, UsageLogRow, ZERO_LOG_ID, envelopeOf } from '@vitals/protocol';
+import { ErrorEnvelope, LOGS_LIMIT_DEFAULT, LogsPage, ZERO_LOG_ID, envelopeOf } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { listUsage } from '../store/usage-log.js';
 import { ApiError } from '../errors.js';
@@ -24,7 +24,7 @@ export async function logRoutes(app: FastifyInstance, ctx: AppContext): Promise<
           cursor: Type.Optional(Type.String({ maxLength: 64 })),
         }),
         response: {
-          200: envelopeOf(Type.Object({ items: Type.Array(UsageLogRow), nextCursor: Type.String(), serverTime: Type.Integer() })),
+          200: envelopeOf(LogsPage),
           '4xx': ErrorEnvelope,
         },
       },

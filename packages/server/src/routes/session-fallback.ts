@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { CloudJob, ErrorEnvelope, envelopeOf } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { jobToWire } from '../domain/jobs.js';
 import { acceptFallback, authorizeSession, limitPoll, limitUpload, sessionResult } from '../batch/fallback.js';
@@ -15,7 +16,13 @@ const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
 export async function sessionFallbackRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.get<{ Params: { id: string } }>(
     '/sdk/v1/cloud/sessions/:id/result',
-    { schema: { summary: 'The job that now represents a session (session token)', params: Params } },
+    {
+      schema: {
+        summary: 'The job that now represents a session (session token)',
+        params: Params,
+        response: { 200: envelopeOf(CloudJob), '4xx': ErrorEnvelope },
+      },
+    },
     async (req, reply) => {
       const auth = await authorizeSession(ctx, req, req.params.id);
       reply.headers(limitPoll(ctx, auth.session.id));
@@ -30,7 +37,13 @@ export async function sessionFallbackRoutes(app: FastifyInstance, ctx: AppContex
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
     scope.post<{ Params: { id: string } }>(
       '/sdk/v1/cloud/sessions/:id/frames',
-      { schema: { summary: 'Upload a session fallback frames file (session token)', params: Params } },
+      {
+        schema: {
+          summary: 'Upload a session fallback frames file (session token)',
+          params: Params,
+          response: { 200: envelopeOf(CloudJob), 201: envelopeOf(CloudJob), '4xx': ErrorEnvelope },
+        },
+      },
       async (req, reply) => {
         const auth = await authorizeSession(ctx, req, req.params.id);
         reply.headers(limitUpload(ctx, auth.session.id));

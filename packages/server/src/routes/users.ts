@@ -6,10 +6,10 @@ import {
   BASELINE_WINDOW_DAYS,
   Baseline,
   ErrorEnvelope,
-  Measurement,
   PAGE_SIZE_DEFAULT,
+  UserMeasurementsPage,
   UserRef,
-  UserSummary,
+  UsersPage,
   envelopeOf,
 } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
@@ -31,7 +31,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
         summary: 'End users of this key, most recently active first',
         querystring: Type.Object({ page: Page, perPage: PerPage }),
         response: {
-          200: envelopeOf(Type.Object({ items: Type.Array(UserSummary), total: Type.Integer(), page: Type.Integer(), perPage: Type.Integer() })),
+          200: envelopeOf(UsersPage),
           '4xx': ErrorEnvelope,
         },
       },
@@ -66,7 +66,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
           include: Type.Optional(Type.Literal('assessment')),
         }),
         response: {
-          200: envelopeOf(Type.Object({ items: Type.Array(Measurement), total: Type.Integer(), page: Type.Integer(), perPage: Type.Integer() })),
+          200: envelopeOf(UserMeasurementsPage),
           '4xx': ErrorEnvelope,
         },
       },

@@ -9,6 +9,13 @@ import { USER_REF_PATTERN, VERSION_STRING_PATTERN, SHA256_HEX_PATTERN } from './
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Num = (o: object = {}) => Type.Number(o);
+/**
+ * A string enum that stays `{type: 'string', enum: [...]}` in JSON Schema (so a failure is one
+ * `enum` error carrying the field's `x-error-code`, where a union of literals would report `anyOf`)
+ * while its static type is the union of its values.
+ */
+const StringEnum = <const T extends readonly string[]>(values: T, o: object = {}) =>
+  Type.Unsafe<T[number]>(Type.String({ enum: [...values], ...o }));
 
 export const UserRef = Type.String({ pattern: USER_REF_PATTERN, minLength: 1, maxLength: 64 });
 export const VersionString = Type.String({ pattern: VERSION_STRING_PATTERN, minLength: 1, maxLength: 64 });
@@ -248,7 +255,7 @@ export type UsageLogRow = Static<typeof UsageLogRow>;
 
 export const SessionCreate = Type.Object(
   {
-    platform: Type.String({ enum: ['web', 'ios', 'android'], 'x-error-code': 'invalid_platform' }),
+    platform: StringEnum(['web', 'ios', 'android'], { 'x-error-code': 'invalid_platform' }),
     durationSec: Type.Number({ minimum: 20, maximum: 180, 'x-error-code': 'invalid_duration' }),
     consent: Type.Boolean({ const: true, 'x-error-code': 'consent_required' }),
     userRef: Type.Optional(UserRef),
@@ -270,7 +277,7 @@ export type Session = Static<typeof Session>;
 
 export const PresignRequest = Type.Object(
   {
-    kind: Type.String({ enum: ['frames', 'video'], 'x-error-code': 'invalid_kind' }),
+    kind: StringEnum(['frames', 'video'], { 'x-error-code': 'invalid_kind' }),
     contentType: Type.Optional(Type.String({ maxLength: 100, 'x-error-code': 'invalid_content_type' })),
   },
   { additionalProperties: true },
@@ -288,10 +295,10 @@ export type Upload = Static<typeof Upload>;
 export const JobCreate = Type.Object(
   {
     objectKey: Type.String({ minLength: 1, maxLength: 200 }),
-    kind: Type.String({ enum: ['frames', 'video'], 'x-error-code': 'invalid_kind' }),
+    kind: StringEnum(['frames', 'video'], { 'x-error-code': 'invalid_kind' }),
     sha256: Type.String({ pattern: SHA256_HEX_PATTERN }),
     idempotencyKey: Type.String({ minLength: 16, maxLength: 200 }),
-    platform: Type.Optional(Type.String({ enum: ['web', 'ios', 'android', 'server'] })),
+    platform: Type.Optional(StringEnum(['web', 'ios', 'android', 'server'])),
     features: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 16 })),
     consent: Type.Boolean({ const: true, 'x-error-code': 'consent_required' }),
     webhookUrl: Type.Optional(Type.String({ maxLength: 2048 })),

@@ -76,8 +76,10 @@ export async function run(): Promise<string> {
   if (all && all.ref.length > 1) {
     const sum = all.ref.reduce((a, b) => a + b, 0);
     const loo = all.ref.map((_, i) => (sum - all.ref[i]) / (all.ref.length - 1));
-    floors.push(statsRow('constant 75 bpm (no video)', errorStats(all.ref.map(() => 75), all.ref)));
-    floors.push(statsRow('leave-one-out mean of the other references (no video)', errorStats(loo, all.ref)));
+    // Pearson r is not shown: a constant has none, and the leave-one-out mean is -1 by construction.
+    const noR = (row: (string | number)[]): (string | number)[] => [...row.slice(0, 4), '–'];
+    floors.push(noR(statsRow('constant 75 bpm (no video)', errorStats(all.ref.map(() => 75), all.ref))));
+    floors.push(noR(statsRow('leave-one-out mean of the other references (no video)', errorStats(loo, all.ref))));
   }
   const pub = [...groups].map(([k, g]) => [...statsRow(k, errorStats(g.pub, g.pubRef)), `${g.pub.length}/${g.est.length}`]);
   return [

@@ -149,23 +149,56 @@ export function bandPassZeroPhaseInto(
   out: Float64Array,
 ): Float64Array {
   const n = x.length;
-  const pad = Math.min(n - 1, Math.round(sampleRateHz * 1.5));
+  const pad = zeroPhasePad(n, sampleRateHz);
   const len = n + 2 * pad;
   if (len < 0) return new Float64Array(len); // an empty input: the same RangeError as ever
-  if (work.length < len) work = new Float64Array(Math.max(len, 2 * work.length));
-  const buf = work;
+  const buf = zeroPhaseBuffer(len);
   for (let i = 0; i < n; i++) buf[pad + i] = x[i];
+  bandPassPadded(buf, n, pad, sampleRateHz, lowHz, highHz);
+  for (let i = 0; i < n; i++) out[i] = buf[pad + i];
+  return out;
+}
+
+/** Samples of odd reflection each side of n samples for the zero-phase filters (n − 1 at most). */
+export function zeroPhasePad(n: number, sampleRateHz: number): number {
+  return Math.min(n - 1, Math.round(sampleRateHz * 1.5));
+}
+
+/** A second padded buffer, for callers that filter two signals side by side (zeroPhaseBuffer(len, 1)). */
+let work2 = new Float64Array(0);
+
+/**
+ * The zero-phase filters' padded working buffer (`which` 0, shared with bandPassZeroPhase), or a
+ * second one (`which` 1), at least `len` long, for callers that write their signal straight into it
+ * (bandPassPadded). Valid until the next zero-phase filter call (buffer 0) or the caller's next use.
+ */
+export function zeroPhaseBuffer(len: number, which: 0 | 1 = 0): Float64Array {
+  if (which === 1) {
+    if (work2.length < len) work2 = new Float64Array(Math.max(len, 2 * work2.length));
+    return work2;
+  }
+  if (work.length < len) work = new Float64Array(Math.max(len, 2 * work.length));
+  return work;
+}
+
+/**
+ * bandPassZeroPhase of the n ≥ 1 samples the caller wrote at buf[pad .. pad + n) (pad =
+ * zeroPhasePad(n, sampleRateHz)): pads them by odd reflection and filters in place, leaving the
+ * result at buf[pad .. pad + n) (what bandPassZeroPhase returns, without the copies in and out).
+ */
+export function bandPassPadded(buf: Float64Array, n: number, pad: number, sampleRateHz: number, lowHz: number, highHz: number): void {
   // Odd reflection about the end samples (as filtfilt's default padding).
+  const first = buf[pad];
+  const lastV = buf[pad + n - 1];
   for (let i = 1; i <= pad; i++) {
-    buf[pad - i] = 2 * x[0] - x[Math.min(n - 1, i)];
-    buf[pad + n - 1 + i] = 2 * x[n - 1] - x[Math.max(0, n - 1 - i)];
+    buf[pad - i] = 2 * first - buf[pad + Math.min(n - 1, i)];
+    buf[pad + n - 1 + i] = 2 * lastV - buf[pad + Math.max(0, n - 1 - i)];
   }
   const hp = cachedBiquad('hp', lowHz, sampleRateHz);
   const lp = cachedBiquad('lp', highHz, sampleRateHz);
+  const len = n + 2 * pad;
   runBiquadPair(hp, lp, buf, false, len);
   runBiquadPair(hp, lp, buf, true, len);
-  for (let i = 0; i < n; i++) out[i] = buf[pad + i];
-  return out;
 }
 
 /** Zero-phase low-pass (2nd order, forward-backward). */

@@ -200,6 +200,35 @@ export function resampleDecimatedInto(
   for (let c = 0; c < channels.length; c++) {
     const ch = channels[c];
     const o = out[c];
+    if (to - from >= 2 && (factor === 2 || factor === 3)) {
+      // The search above stops at j ≤ to − 2, so every position has a next sample; the sums of
+      // the common factors written out (0 + the first term, then the others in order, as below).
+      if (factor === 2) {
+        for (let k = 0, i = 0; k < m; k++, i += 2) {
+          const a0 = idx[i];
+          const a1 = idx[i + 1];
+          const x0 = ch[a0];
+          const x1 = ch[a1];
+          let s = 0 + (x0 + wt[i] * (ch[a0 + 1] - x0));
+          s += x1 + wt[i + 1] * (ch[a1 + 1] - x1);
+          o[k] = s * inv;
+        }
+      } else {
+        for (let k = 0, i = 0; k < m; k++, i += 3) {
+          const a0 = idx[i];
+          const a1 = idx[i + 1];
+          const a2 = idx[i + 2];
+          const x0 = ch[a0];
+          const x1 = ch[a1];
+          const x2 = ch[a2];
+          let s = 0 + (x0 + wt[i] * (ch[a0 + 1] - x0));
+          s += x1 + wt[i + 1] * (ch[a1 + 1] - x1);
+          s += x2 + wt[i + 2] * (ch[a2 + 1] - x2);
+          o[k] = s * inv;
+        }
+      }
+      continue;
+    }
     for (let k = 0, i = 0; k < m; k++) {
       let s = 0;
       for (let e = i + factor; i < e; i++) {

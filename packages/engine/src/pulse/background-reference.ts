@@ -99,8 +99,8 @@ function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Ar
  */
 function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
   const n = skin.r.length;
-  const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(6 + k, n)));
-  for (const c of s) for (let i = 0; i < n; i++) c[i] -= 1;
+  // The band-limited channels minus one (their zero-mean fluctuation), as computed in two steps.
+  const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(6 + k, n), true));
   const q = refs.length;
   const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
   if (len < 8 || q === 0) return { r: s[0].map((v) => v + 1), g: s[1].map((v) => v + 1), b: s[2].map((v) => v + 1) };

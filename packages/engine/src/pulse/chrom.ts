@@ -3,7 +3,7 @@
 // band-passed, then per half-overlapping Hann window (~1.6 s) S = Xf − (σXf/σYf)·Yf, overlap-added
 // (rPPG-Toolbox `CHROME_DEHAAN.py`). We band-pass X and Y once over the whole trace instead of per
 // window (cheaper, no per-window edge transients). Negated so that peaks mark systole.
-import { bandPassZeroPhaseInto } from '../dsp/butterworth.js';
+import { bandPassPadded, zeroPhaseBuffer, zeroPhasePad } from '../dsp/butterworth.js';
 
 /** Prefix sums for movingAverageInto (scratch: synchronous, never returned). */
 let prefix = new Float64Array(1024);
@@ -61,22 +61,26 @@ export function chromPulse(
   out.fill(0);
   if (n < l) return out;
   const norm = Math.max(3, l);
-  if (work.length < 5 * n) work = new Float64Array(Math.max(5 * n, 2 * work.length));
+  if (work.length < 3 * n) work = new Float64Array(Math.max(3 * n, 2 * work.length));
   const mr = movingAverageInto(r, norm, work.subarray(0, n));
   const mg = movingAverageInto(g, norm, work.subarray(n, 2 * n));
   const mb = movingAverageInto(b, norm, work.subarray(2 * n, 3 * n));
-  const x = work.subarray(3 * n, 4 * n);
-  const y = work.subarray(4 * n, 5 * n);
+  // X and Y are written straight into the two padded buffers of the zero-phase band-pass and
+  // filtered there (the same values as filtering copies of them).
+  const pad = zeroPhasePad(n, sampleRateHz);
+  const xb = zeroPhaseBuffer(n + 2 * pad, 1);
+  const yb = zeroPhaseBuffer(n + 2 * pad, 0);
   for (let i = 0; i < n; i++) {
     const cr = mr[i] > 0 ? r[i] / mr[i] : 1;
     const cg = mg[i] > 0 ? g[i] / mg[i] : 1;
     const cb = mb[i] > 0 ? b[i] / mb[i] : 1;
-    x[i] = 3 * cr - 2 * cg;
-    y[i] = 1.5 * cr + cg - 1.5 * cb;
+    xb[pad + i] = 3 * cr - 2 * cg;
+    yb[pad + i] = 1.5 * cr + cg - 1.5 * cb;
   }
-  // In place: x and y are not needed unfiltered.
-  const xf = bandPassZeroPhaseInto(x, sampleRateHz, band.lowHz, band.highHz, x);
-  const yf = bandPassZeroPhaseInto(y, sampleRateHz, band.lowHz, band.highHz, y);
+  bandPassPadded(xb, n, pad, sampleRateHz, band.lowHz, band.highHz);
+  bandPassPadded(yb, n, pad, sampleRateHz, band.lowHz, band.highHz);
+  const xf = xb.subarray(pad, pad + n);
+  const yf = yb.subarray(pad, pad + n);
   const half = l / 2;
   const hann = taper(l);
   for (let start = 0; start + l <= n + half; start += half) {

@@ -1,7 +1,7 @@
 // Trace → pulse: POS and CHROM (see pos.ts, chrom.ts), then smoothness-priors detrending
 // (Tarvainen et al., TBME 2002; λ = 100 at 30 Hz, scaled with the rate squared so the cut-off
 // stays ~0.05 Hz) and a zero-phase Butterworth band-pass (rPPG-Toolbox `post_process.py`).
-import { bandPassZeroPhaseInto } from '../dsp/butterworth.js';
+import { bandPassPadded, bandPassZeroPhaseInto, zeroPhaseBuffer, zeroPhasePad } from '../dsp/butterworth.js';
 import { detrendSmoothnessPriors } from '../dsp/detrend.js';
 import { chromPulse, movingAverageInto } from './chrom.js';
 import { posPulse } from './pos.js';
@@ -36,9 +36,19 @@ export function conditionPulse(
   band: PulseBand = WIDE_BAND,
   out: Float64Array = new Float64Array(x.length),
 ): Float64Array {
-  const d = detrendSmoothnessPriors(x, detrendLambda(sampleRateHz), out);
+  const n = x.length;
   const hi = Math.min(band.highHz, 0.45 * sampleRateHz);
-  return bandPassZeroPhaseInto(d, sampleRateHz, band.lowHz, hi, d);
+  if (n < 2) {
+    const d = detrendSmoothnessPriors(x, detrendLambda(sampleRateHz), out);
+    return bandPassZeroPhaseInto(d, sampleRateHz, band.lowHz, hi, d);
+  }
+  // The detrended pulse is written straight into the band-pass's padded buffer (the same values).
+  const pad = zeroPhasePad(n, sampleRateHz);
+  const buf = zeroPhaseBuffer(n + 2 * pad);
+  detrendSmoothnessPriors(x, detrendLambda(sampleRateHz), buf.subarray(pad, pad + n));
+  bandPassPadded(buf, n, pad, sampleRateHz, band.lowHz, hi);
+  for (let i = 0; i < n; i++) out[i] = buf[pad + i];
+  return out;
 }
 
 export interface PulseSignals {
@@ -48,7 +58,8 @@ export interface PulseSignals {
 
 /**
  * Channel normalised by its 10 s moving mean and band-limited, plus one (into `out` when given, a
- * buffer of length ≥ c.length: the result is its first c.length entries): POS then tunes its alpha on
+ * buffer of length ≥ c.length: the result is its first c.length entries; with `minusOne`, that
+ * value minus one again, rounded twice as the two steps would): POS then tunes its alpha on
  * in-band fluctuations only (band-limited POS; the band-pass-before-alpha step is CHROM's, de Haan
  * & Jeanne 2013).
  */
@@ -57,18 +68,42 @@ export function bandLimitedChannel(
   sampleRateHz: number,
   band: PulseBand,
   out: Float64Array = new Float64Array(c.length),
+  minusOne = false,
 ): Float64Array {
   const n = c.length;
-  if (meanWork.length < n) meanWork = new Float64Array(Math.max(n, 2 * meanWork.length));
-  const m = movingAverageInto(c, Math.max(3, Math.round(10 * sampleRateHz)), meanWork);
   const x = out.length === n ? out : out.subarray(0, n);
-  for (let i = 0; i < n; i++) x[i] = m[i] > 0 ? c[i] / m[i] - 1 : 0;
-  const f = bandPassZeroPhaseInto(x, sampleRateHz, band.lowHz, Math.min(band.highHz, 0.45 * sampleRateHz), x);
-  for (let i = 0; i < n; i++) f[i] += 1;
-  return f;
+  const len = Math.max(3, Math.round(10 * sampleRateHz));
+  const hi = Math.min(band.highHz, 0.45 * sampleRateHz);
+  if (n < 2) {
+    const m = movingAverageInto(c, len, new Float64Array(n));
+    for (let i = 0; i < n; i++) x[i] = m[i] > 0 ? c[i] / m[i] - 1 : 0;
+    const f = bandPassZeroPhaseInto(x, sampleRateHz, band.lowHz, hi, x);
+    for (let i = 0; i < n; i++) f[i] += 1;
+    if (minusOne) for (let i = 0; i < n; i++) f[i] -= 1;
+    return f;
+  }
+  // movingAverage (chrom.ts), the normalisation and the band-pass fused: the normalised channel is
+  // written straight into the filter's padded buffer (the same values, without the copies).
+  if (meanWork.length < n + 1) meanWork = new Float64Array(Math.max(n + 1, 2 * meanWork.length));
+  const cs = meanWork;
+  cs[0] = 0;
+  for (let i = 0; i < n; i++) cs[i + 1] = cs[i] + c[i];
+  const half = len >> 1;
+  const pad = zeroPhasePad(n, sampleRateHz);
+  const buf = zeroPhaseBuffer(n + 2 * pad);
+  for (let i = 0; i < n; i++) {
+    const a = Math.max(0, i - half);
+    const b = Math.min(n, i + half + 1);
+    const m = (cs[b] - cs[a]) / (b - a);
+    buf[pad + i] = m > 0 ? c[i] / m - 1 : 0;
+  }
+  bandPassPadded(buf, n, pad, sampleRateHz, band.lowHz, hi);
+  if (minusOne) for (let i = 0; i < n; i++) x[i] = buf[pad + i] + 1 - 1;
+  else for (let i = 0; i < n; i++) x[i] = buf[pad + i] + 1;
+  return x;
 }
 
-/** The moving mean inside bandLimitedChannel (scratch: synchronous, never returned). */
+/** Prefix sums of the moving mean inside bandLimitedChannel (scratch: synchronous, never returned). */
 let meanWork = new Float64Array(1024);
 
 /** Both pulse signals from uniformly resampled RGB, conditioned and scaled to unit variance. */

@@ -60,25 +60,64 @@ export function viterbiStep(
     out.fill(-Infinity);
     if (back) back.fill(-1);
   }
-  // The transition penalty c·d·d per jump size d, computed once per step (the same products).
-  if (penalty.length < maxJump + 1) penalty = new Float64Array(2 * (maxJump + 1));
+  // The transition penalty c·d·d per jump d in −maxJump..maxJump, computed once per step (the same
+  // products; d·d does not depend on the sign of d).
+  const span = 2 * maxJump + 1;
+  if (penalty.length < span) penalty = new Float64Array(2 * span);
   const pen = penalty;
-  for (let d = 0; d <= maxJump; d++) pen[d] = c * d * d;
-  for (let i = first; i <= last; i++) {
-    let best = -Infinity;
-    let arg = i;
+  for (let d = -maxJump; d <= maxJump; d++) pen[d + maxJump] = c * d * d;
+  // Two states per pass over their predecessors (the shared pd[j] loaded once). Each state still
+  // visits its own predecessors in ascending order with the same comparisons as a loop of its own,
+  // so its maximum and its arg (ties keep the first) are those of that loop.
+  let i = first;
+  for (; i < last; i += 2) {
+    let best0 = -Infinity;
+    let arg0 = i;
+    let best1 = -Infinity;
+    let arg1 = i + 1;
+    const off = maxJump - i; // pen index of predecessor j: j + off for state i, j + off − 1 for i + 1
     const a = Math.max(first, i - maxJump);
-    const b = Math.min(last, i + maxJump);
-    // Predecessors in ascending order, as one loop over j would visit them (ties keep the first).
-    for (let j = a; j < i; j++) {
-      const v = pd[j] - pen[i - j];
-      if (v > best) {
-        best = v;
-        arg = j;
+    const lo1 = Math.max(first, i + 1 - maxJump);
+    const hi0 = Math.min(last, i + maxJump);
+    const b = Math.min(last, i + 1 + maxJump);
+    if (a < lo1) {
+      best0 = pd[a] - pen[a + off];
+      if (!(best0 > -Infinity)) best0 = -Infinity;
+      else arg0 = a;
+    }
+    for (let j = lo1; j <= hi0; j++) {
+      const p = pd[j];
+      const v0 = p - pen[j + off];
+      const v1 = p - pen[j + off - 1];
+      if (v0 > best0) {
+        best0 = v0;
+        arg0 = j;
+      }
+      if (v1 > best1) {
+        best1 = v1;
+        arg1 = j;
       }
     }
-    for (let j = Math.max(a, i); j <= b; j++) {
-      const v = pd[j] - pen[j - i];
+    if (b > hi0) {
+      const v1 = pd[b] - pen[b + off - 1];
+      if (v1 > best1) {
+        best1 = v1;
+        arg1 = b;
+      }
+    }
+    out[i] = best0 + emission(w, i, range);
+    out[i + 1] = best1 + emission(w, i + 1, range);
+    if (back) {
+      back[i] = arg0;
+      back[i + 1] = arg1;
+    }
+  }
+  if (i === last) {
+    let best = -Infinity;
+    let arg = i;
+    const off = maxJump - i;
+    for (let j = Math.max(first, i - maxJump), b = Math.min(last, i + maxJump); j <= b; j++) {
+      const v = pd[j] - pen[j + off];
       if (v > best) {
         best = v;
         arg = j;

@@ -8,6 +8,8 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly objectsUrl: string | undefined;
+  /** The S3-compatible object store parsed from `objectsUrl` (undefined: objects in the data dir). */
+  readonly s3: S3Settings | undefined;
   readonly publicUrl: string | undefined;
   readonly host: string;
   readonly port: number;
@@ -22,6 +24,83 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * `VITALS_OBJECTS_URL=s3://bucket[/prefix]?endpoint=http://host:port&region=R&forcePathStyle=true`.
+ * Credentials come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`),
+ * never from the URL; they are behind a function so that printing or serialising the config never
+ * shows them.
+ */
+export interface S3Settings {
+  readonly bucket: string;
+  /** Key prefix without leading or trailing slash ('' = the bucket's root). */
+  readonly prefix: string;
+  /** http(s) origin of an S3-compatible server; undefined = AWS S3 itself. */
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  readonly forcePathStyle: boolean;
+  readonly credentials: () => { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+const S3_PARAMS = new Set(['endpoint', 'region', 'forcePathStyle']);
+
+function booleanParam(name: string, raw: string): boolean {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`VITALS_OBJECTS_URL: ${name} must be true or false, got "${raw}"`);
+}
+
+/** Parses VITALS_OBJECTS_URL; errors name the variable and never repeat a credential. */
+export function parseObjectsUrl(raw: string, env: Record<string, string | undefined>): S3Settings {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError('VITALS_OBJECTS_URL must look like s3://bucket[/prefix]?endpoint=http://host:port');
+  }
+  if (u.protocol !== 's3:') throw new ConfigError('VITALS_OBJECTS_URL must start with s3://');
+  if (u.username || u.password) {
+    throw new ConfigError('VITALS_OBJECTS_URL must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+  }
+  const bucket = u.hostname;
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || u.port) {
+    throw new ConfigError(`VITALS_OBJECTS_URL: "${bucket}" is not a valid bucket name (3-63 of a-z 0-9 . -)`);
+  }
+  const prefix = decodeURIComponent(u.pathname).replace(/^\/+|\/+$/g, '');
+  if (prefix && !/^[A-Za-z0-9!_.*'()/-]+$/.test(prefix)) {
+    throw new ConfigError('VITALS_OBJECTS_URL: the key prefix may use only letters, digits, / and !_.*\'()-');
+  }
+  for (const name of u.searchParams.keys()) {
+    if (!S3_PARAMS.has(name)) throw new ConfigError(`VITALS_OBJECTS_URL: unknown parameter "${name}" (known: ${[...S3_PARAMS].join(', ')})`);
+  }
+  let endpoint = u.searchParams.get('endpoint') || undefined;
+  if (endpoint !== undefined) {
+    let e: URL;
+    try {
+      e = new URL(endpoint);
+    } catch {
+      throw new ConfigError('VITALS_OBJECTS_URL: endpoint must be an http:// or https:// address');
+    }
+    if ((e.protocol !== 'http:' && e.protocol !== 'https:') || e.username || e.password || e.search || e.hash) {
+      throw new ConfigError('VITALS_OBJECTS_URL: endpoint must be an http:// or https:// address without credentials or query');
+    }
+    endpoint = e.toString().replace(/\/+$/, '');
+  }
+  const region = u.searchParams.get('region') || env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError(`VITALS_OBJECTS_URL: "${region}" is not a region name`);
+  const fps = u.searchParams.get('forcePathStyle');
+  // S3-compatible servers (MinIO, Ceph, s3rver) mostly want path-style addressing; AWS prefers virtual hosts.
+  const forcePathStyle = fps === null || fps === '' ? endpoint !== undefined : booleanParam('forcePathStyle', fps);
+  const accessKeyId = env.AWS_ACCESS_KEY_ID || '';
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || '';
+  const sessionToken = env.AWS_SESSION_TOKEN || undefined;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new ConfigError('VITALS_OBJECTS_URL is set: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set too');
+  }
+  // A fresh object per call: the SDK annotates the credentials object it is given.
+  const credentials = () => ({ accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) });
+  return Object.freeze({ bucket, prefix, endpoint, region, forcePathStyle, credentials });
+}
 
 function intFrom(env: Record<string, string | undefined>, name: string, fallback: number): number {
   const raw = env[name];
@@ -45,10 +124,12 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     throw new ConfigError('VITALS_DATABASE_URL must start with postgres:// or postgresql://');
   }
   const port = flags.port ?? intFrom(env, 'PORT', 8787);
+  const objectsUrl = env.VITALS_OBJECTS_URL || undefined;
   return Object.freeze({
     dataDir: path.resolve(flags.dataDir ?? env.VITALS_DATA_DIR ?? './.vitals'),
     databaseUrl,
-    objectsUrl: env.VITALS_OBJECTS_URL || undefined,
+    objectsUrl,
+    s3: objectsUrl ? parseObjectsUrl(objectsUrl, env) : undefined,
     publicUrl: env.VITALS_PUBLIC_URL ? env.VITALS_PUBLIC_URL.replace(/\/+$/, '') : undefined,
     host: flags.host ?? env.HOST ?? '127.0.0.1',
     port,

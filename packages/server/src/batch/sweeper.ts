@@ -38,14 +38,15 @@ export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ sw
     const job = await db.selectFrom('cloud_jobs').select(['id', 'status']).where('id', '=', u.job_id).executeTakeFirst();
     if (job?.status === 'queued' && (await settleJob(ctx, job.id, expiredSettlement()))) expiredJobs++;
   }
-  // Safety net for files without a live record (an upload interrupted by a crash): by real time.
-  if (rt.objects instanceof FsObjectStore) {
-    for (const name of await rt.objects.listOlderThan(Date.now() - ctx.config.uploadTtlSec * 1000)) {
-      if (name.startsWith('.tmp-')) await rt.objects.deleteRaw(name);
-      else {
-        const live = await db.selectFrom('uploads').select('object_key').where('object_key', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
-        if (!live) await rt.objects.delete(name);
-      }
+  // Safety net for objects without a live record (an upload interrupted by a crash): by real time.
+  // Any adapter (the folder, S3); only the folder lists its temporary files (`.tmp-…`).
+  const objects = rt.objects;
+  for (const name of await objects.listOlderThan(Date.now() - ctx.config.uploadTtlSec * 1000)) {
+    if (name.startsWith('.tmp-')) {
+      if (objects instanceof FsObjectStore) await objects.deleteRaw(name);
+    } else {
+      const live = await db.selectFrom('uploads').select('object_key').where('object_key', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!live) await objects.delete(name);
     }
   }
   return { swept: due.length, expiredJobs };

@@ -6,12 +6,10 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { once } from 'node:events';
-import { ObjectTooLargeError, type ObjectStore, type StoredObject } from './object-store.js';
-
-const KEY_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+import type { ObjectStore, StoredObject } from './object-store.js';
+import { checkKey, sha256Of, spoolToFile } from './spool.js';
 
 export class FsObjectStore implements ObjectStore {
   constructor(readonly dir: string) {
@@ -19,43 +17,19 @@ export class FsObjectStore implements ObjectStore {
   }
 
   private file(key: string): string {
-    if (!KEY_PATTERN.test(key)) throw new Error('invalid object key');
-    return path.join(this.dir, key);
+    return path.join(this.dir, checkKey(key));
   }
 
   async put(key: string, body: Readable | AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredObject> {
     const final = this.file(key);
     const tmp = path.join(this.dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
-    const hash = createHash('sha256');
-    let size = 0;
-    const out = fs.createWriteStream(tmp, { flags: 'wx' });
-    // A listener for the stream's whole life: a write still in flight when the upload is cut short
-    // (size cap, client gone) fails after destroy(), and an unheard 'error' would crash the process.
-    let streamError: Error | null = null;
-    out.on('error', (err) => {
-      streamError ??= err;
-    });
+    const { size, sha256 } = await spoolToFile(tmp, body, opts.maxBytes);
     try {
-      for await (const chunk of body) {
-        const buf = chunk as Uint8Array;
-        size += buf.length;
-        if (size > opts.maxBytes) throw new ObjectTooLargeError(opts.maxBytes);
-        hash.update(buf);
-        if (!out.write(buf)) await once(out, 'drain');
-        if (streamError) throw streamError;
-      }
-      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-      const sha256 = hash.digest('hex');
       await fsp.writeFile(`${tmp}.sha256`, sha256);
       await fsp.rename(`${tmp}.sha256`, `${final}.sha256`);
       await fsp.rename(tmp, final);
       return { size, sha256, storedAt: Date.now() };
     } catch (err) {
-      if (!out.closed) {
-        const closed = once(out, 'close').catch(() => undefined);
-        out.destroy();
-        await closed;
-      }
       await fsp.rm(tmp, { force: true });
       await fsp.rm(`${tmp}.sha256`, { force: true });
       throw err;
@@ -67,11 +41,7 @@ export class FsObjectStore implements ObjectStore {
     const st = await fsp.stat(f).catch(() => undefined);
     if (!st?.isFile()) return undefined;
     let sha256 = await fsp.readFile(`${f}.sha256`, 'utf8').catch(() => '');
-    if (!/^[0-9a-f]{64}$/.test(sha256)) {
-      const h = createHash('sha256');
-      for await (const c of fs.createReadStream(f)) h.update(c as Buffer);
-      sha256 = h.digest('hex');
-    }
+    if (!/^[0-9a-f]{64}$/.test(sha256)) sha256 = await sha256Of(fs.createReadStream(f));
     return { size: st.size, sha256, storedAt: st.mtimeMs };
   }
 

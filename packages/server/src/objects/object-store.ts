@@ -1,8 +1,9 @@
 /**
  * The object store port (STYLE habit 4): where uploaded files live between `PUT {uploadUrl}` and the
- * end of their job. The embedded adapter is a folder under the data dir (fs-store.ts); an
- * S3-compatible adapter implements the same six calls (put streams with a size cap and hashes while
- * writing, stat, read as a stream or as bytes, delete, list what is older than a time).
+ * end of their job. The embedded adapter is a folder under the data dir (fs-store.ts); the
+ * S3-compatible adapter (s3-store.ts) implements the same calls (put streams with a size cap and
+ * hashes while writing, stat, read as a stream or as bytes, a local path, delete, list what is
+ * older than a time). test/objects.contract.test.ts holds both to them.
  */
 import type { Readable } from 'node:stream';
 

@@ -344,6 +344,61 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
       expect(await count('measurements')).toBe(0);
     });
 
+    test('spendNonce (batched on PostgreSQL): one of concurrent spends wins, an expired nonce is taken over', async () => {
+      const spend = (nonce: string, now = T, ttlMs = 600_000) => h.db.spendNonce({ keyId: 'k', nonce, now, ttlMs });
+      const results = await Promise.all([...Array.from({ length: 6 }, () => spend('same-nonce')), spend('other-nonce')]);
+      expect(results.filter(Boolean)).toHaveLength(2);
+      expect(results[6]).toBe(true);
+      expect(await spend('same-nonce', T + 599_999)).toBe(false);
+      expect(await spend('same-nonce', T + 600_000)).toBe(true);
+      expect(await spend('same-nonce', T + 600_001)).toBe(false);
+    });
+
+    const guarded = (nonce: string, over: { now?: number; usageId?: string } = {}) => {
+      const m = measurement('k');
+      const u = { ...usage({ endpoint: '/sdk/v1/measurements', qualityLevel: 'good' }), ...(over.usageId ? { id: over.usageId } : {}) };
+      const rows = [
+        { table: 'measurements' as const, values: measurementRow(m, null, 'o', T) },
+        { table: 'usage_log' as const, values: usageLogRow('k', u) },
+      ];
+      return { m, u, run: () => h.db.spendNonceAndInsert({ keyId: 'k', nonce, now: over.now ?? T, ttlMs: 600_000 }, rows) };
+    };
+
+    test('spendNonceAndInsert stores the nonce and its rows together; a spent nonce stores nothing', async () => {
+      const a = guarded('guard-1');
+      expect(await a.run()).toBe(true);
+      expect((await getMeasurement(db(), 'k', a.m.id))?.doc).toEqual(a.m);
+      expect(await listUsage(db(), 'k', { time: 0, id: ZERO_LOG_ID, inclusiveTime: true }, 10)).toEqual([a.u]);
+      const replay = guarded('guard-1', { now: T + 599_999 });
+      expect(await replay.run()).toBe(false);
+      expect(await getMeasurement(db(), 'k', replay.m.id)).toBeUndefined();
+      expect(await count('usage_log')).toBe(1);
+      // Expired: taken over like spendNonce does.
+      expect(await guarded('guard-1', { now: T + 600_000 }).run()).toBe(true);
+      expect(await count('measurements')).toBe(2);
+    });
+
+    test('spendNonceAndInsert: a failing row stores nothing and leaves the nonce unspent; calls alongside it are stored', async () => {
+      const taken = usage();
+      await appendUsage(db(), 'k', taken);
+      const calls = [guarded('g-a'), guarded('g-bad', { usageId: taken.id }), guarded('g-b'), guarded('g-a'), guarded('g-c')];
+      const results = await Promise.allSettled(calls.map((c) => c.run()));
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([true, 'rejected', true, false, true]);
+      expect(await getMeasurement(db(), 'k', calls[1].m.id)).toBeUndefined();
+      expect(await getMeasurement(db(), 'k', calls[3].m.id)).toBeUndefined();
+      expect(await count('measurements')).toBe(3);
+      expect(await count('usage_log')).toBe(4);
+      expect(await h.db.spendNonce({ keyId: 'k', nonce: 'g-bad', now: T, ttlMs: 600_000 })).toBe(true);
+    });
+
+    test('spendNonceAndInsert: of concurrent calls with one nonce exactly one is stored', async () => {
+      const calls = Array.from({ length: 8 }, () => guarded('race-guard'));
+      const results = await Promise.all(calls.map((c) => c.run()));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await count('measurements')).toBe(1);
+      expect(await count('usage_log')).toBe(1);
+    });
+
     test('nonces spent through single-statement units: exactly one of concurrent spends wins', async () => {
       const spend = () => h.db.write((tx) => spendNonce(tx, 'k', 'unit-nonce', T, 600_000), { single: true });
       const results = await Promise.all(Array.from({ length: 8 }, spend));

@@ -34,6 +34,16 @@ export class RateLimiter {
     return { allowed: true, limit, remaining: limit - w.count, resetSec };
   }
 
+  /**
+   * Takes back one allowed hit made at `at`, if its window is still the current one: a call counted
+   * here and then refused for a reason the spec ranks before the limit (a reused nonce found later)
+   * does not use up the key's budget, just as if it had been refused before being counted.
+   */
+  refund(key: string, at: number): void {
+    const w = this.windows.get(key);
+    if (w && at >= w.start && at - w.start < this.windowMs && w.count > 0) w.count--;
+  }
+
   /** Drops finished windows now and then so memory stays flat. */
   private sweep(now: number): void {
     if (now - this.lastSweep < this.windowMs) return;

@@ -3,6 +3,13 @@
  * nonce length, non-numeric timestamp, skew, unknown key, disabled key, expired key, bad signature,
  * reused nonce, rate limit. Every ruling is written to the usage log: failures here, successes in
  * `recordSuccess` once the handler has answered 2xx.
+ *
+ * A route with `deferNonce` spends the nonce in its own write (`DbHandle.spendNonceAndInsert`: one
+ * round trip and one commit instead of two; docs/decisions.md, "Signed writes"). The order stays
+ * the spec's as seen from outside: every other ruling that could come after the nonce check (the
+ * rate limit, an unparsable or invalid body, any error of the handler) first spends the nonce
+ * (`DeferredNonce.settle`), so a replay is still answered nonce_reused; and a replay found by the
+ * route's write gives back its rate-limit hit, as if it had been refused before being counted.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,8 +23,10 @@ import {
 import { ApiError } from '../errors.js';
 import { newLogId } from '../ids.js';
 import type { KeyRecord } from '../store/orgs-keys.js';
-import { spendNonce } from '../store/nonces.js';
 import { appendUsage, type UsageRow } from '../store/usage-log.js';
+import type { NonceSpend } from '../store/nonces.js';
+import type { DbHandle } from '../store/db.js';
+import { parseUntrustedJson } from '../json.js';
 import { rateHeaders, RateLimiter } from './rate-limiter.js';
 import type { AppContext } from '../context.js';
 
@@ -34,12 +43,19 @@ declare module 'fastify' {
     usageQualityLevel?: string | null;
     /** Set by a handler that wrote the success row itself, in its own write unit. */
     usageRecorded?: boolean;
+    /** A `deferNonce` route's nonce, verified but not yet spent. */
+    deferredNonce?: DeferredNonce;
   }
   interface FastifyContextConfig {
     /** The route is behind the NCS1 signature layer. */
     signed?: boolean;
     /** The route is GET /sdk/v1/logs: its own polling limit, and successful reads are not logged. */
     usageLogRead?: boolean;
+    /**
+     * The route spends the nonce in its own write (`req.deferredNonce`), and settles it first on any
+     * other outcome (its JSON body is parsed here, so a body the parser would refuse settles it too).
+     */
+    deferNonce?: boolean;
   }
 }
 
@@ -94,27 +110,42 @@ export class SignatureLayer {
     if (!verifyNcs1(key.secretSha256, req.method, req.url, ts, nonce, raw, signature))
       return this.reject(req, reply, key.id, 'invalid_signature');
 
-    const ttlMs = 2 * SIGNATURE_WINDOW_SEC * 1000;
-    const fresh = await this.ctx.db.write((tx) => spendNonce(tx, key.id, nonce, now, ttlMs), {
-      single: true,
-    });
-    if (!fresh) return this.reject(req, reply, key.id, 'nonce_reused');
+    const spend: NonceSpend = { keyId: key.id, nonce, now, ttlMs: 2 * SIGNATURE_WINDOW_SEC * 1000 };
+    const config = req.routeOptions.config;
+    const defer = config.deferNonce === true && !config.usageLogRead;
+    if (!defer && !(await this.ctx.db.spendNonce(spend))) return this.reject(req, reply, key.id, 'nonce_reused');
 
     // CLARIFICATIONS 3: the per-key limit covers every signed path; the logs endpoint also has its own.
+    let counted = false;
     if (key.rateLimitPerMin > 0) {
       const d = this.perKey.hit(key.id, key.rateLimitPerMin, now);
-      if (!d.allowed) return this.reject(req, reply, key.id, 'rate_limited', rateHeaders(d));
+      if (!d.allowed) {
+        // A refused hit is not counted; a deferred nonce is spent first (a replay is nonce_reused).
+        if (defer && !(await this.ctx.db.spendNonce(spend))) return this.reject(req, reply, key.id, 'nonce_reused');
+        return this.reject(req, reply, key.id, 'rate_limited', rateHeaders(d));
+      }
+      counted = true;
     }
-    if (req.routeOptions.config.usageLogRead) {
+    if (config.usageLogRead) {
       const d = this.logs.hit(key.id, LOGS_PER_MIN, now);
       if (!d.allowed) return this.reject(req, reply, key.id, 'rate_limited', rateHeaders(d));
     }
     req.auth = { key };
+    if (defer) {
+      req.deferredNonce = new DeferredNonce(this, this.ctx.db, req, spend, counted);
+      if (!takeJsonBody(req)) await req.deferredNonce.settle();
+    }
   };
+
+  /** A deferred nonce turned out to be spent already: give back the call's rate-limit hit and refuse it. */
+  async replayed(req: FastifyRequest, spend: NonceSpend, counted: boolean): Promise<never> {
+    if (counted) this.perKey.refund(spend.keyId, spend.now);
+    return this.reject(req, undefined, spend.keyId, 'nonce_reused');
+  }
 
   private async reject(
     req: FastifyRequest,
-    _reply: FastifyReply,
+    _reply: FastifyReply | undefined,
     keyId: string | null,
     code: UsageErrorCode,
     headers: Record<string, string> = {},
@@ -147,6 +178,64 @@ export class SignatureLayer {
       successRow(req, this.ctx.clock.now(), req.usageQualityLevel ?? null),
     );
   };
+}
+
+/**
+ * The nonce of a `deferNonce` route, verified and not yet spent. The route either spends it with its
+ * own rows (`DbHandle.spendNonceAndInsert`, then `stored`) or settles it before any other answer.
+ */
+export class DeferredNonce {
+  private open = true;
+
+  constructor(
+    private readonly layer: SignatureLayer,
+    private readonly db: DbHandle,
+    private readonly req: FastifyRequest,
+    readonly spend: NonceSpend,
+    /** The call was counted by the per-key rate limiter. */
+    private readonly counted: boolean,
+  ) {}
+
+  /**
+   * The route's write came back: `fresh` false means the nonce was spent already, so the call is a
+   * replay (nothing was stored): throws nonce_reused, as the check would have before the handler.
+   */
+  async stored(fresh: boolean): Promise<void> {
+    this.open = false;
+    if (!fresh) await this.layer.replayed(this.req, this.spend, this.counted);
+  }
+
+  /**
+   * Spends the nonce now, before any answer other than the route's own write (a rate limit, a
+   * validation error, an error of the handler, a write that failed and stored nothing): a replay
+   * is refused as nonce_reused, which the spec ranks before all of these. Idempotent.
+   */
+  async settle(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    const s = this.spend;
+    if (!(await this.db.spendNonce(s))) await this.layer.replayed(this.req, s, this.counted);
+  }
+}
+
+/**
+ * A `deferNonce` route's JSON body, parsed here rather than by the JSON step that follows this hook
+ * (app.ts `parseJsonBody`, which then finds it parsed): false when that step would refuse it (not
+ * JSON), which it still does, after the nonce has been settled. Same rules and the same parser.
+ */
+function takeJsonBody(req: FastifyRequest): boolean {
+  const raw = req.body;
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return true; // nothing to refuse; validation rules on it
+  if (!String(req.headers['content-type'] ?? '').includes('json')) return false;
+  let body: unknown;
+  try {
+    body = parseUntrustedJson(raw.toString('utf8'));
+  } catch {
+    return false;
+  }
+  req.rawBody = raw;
+  req.body = body;
+  return true;
 }
 
 /**

@@ -17,6 +17,7 @@ import { baselineRows, getMeasurement, measurementRow } from '../store/measureme
 import { notFound } from '../errors.js';
 import { successRow } from '../auth/signature.js';
 import { usageLogRow } from '../store/usage-log.js';
+import type { InsertRow } from '../store/insert-all.js';
 import { newMeasurementId } from '../ids.js';
 
 const Advanced = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
@@ -26,7 +27,11 @@ export async function measurementRoutes(app: FastifyInstance, ctx: AppContext): 
   app.post<{ Body: MeasurementSubmission; Querystring: { advanced?: string } }>(
     '/sdk/v1/measurements',
     {
-      config: { signed: true },
+      // The nonce is spent with the measurement, in one write (signature.ts, `deferNonce`). A body
+      // or query that fails validation reaches the handler (attachValidation), which settles the
+      // nonce before answering 400, so a replay is still nonce_reused first (spec: Authentication 3).
+      config: { signed: true, deferNonce: true },
+      attachValidation: true,
       schema: {
         summary: 'Store an on-device measurement',
         querystring: Type.Object({ advanced: Advanced }),
@@ -35,19 +40,29 @@ export async function measurementRoutes(app: FastifyInstance, ctx: AppContext): 
       },
     },
     async (req, reply) => {
-      const key = req.auth!.key;
-      const body = req.body;
-      const advanced = req.query.advanced === 'true' || body.includeAdvanced === true;
-      const now = ctx.clock.now();
-      const m = fromSubmission(body, { id: newMeasurementId(), keyId: key.id, requestId: String(req.id), createdAt: now });
-      const raw = advanced && body.raw ? body.raw : null;
-      // The measurement and its usage row commit together: neither is stored without the other.
-      await ctx.db.insertAll([
-        { table: 'measurements', values: measurementRow(m, raw, key.orgId, now) },
-        { table: 'usage_log', values: usageLogRow(key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null)) },
-      ]);
-      req.usageRecorded = true;
-      return reply.code(201).send({ ok: true, data: present(m, raw, { advanced }) });
+      const nonce = req.deferredNonce;
+      try {
+        if (req.validationError) throw req.validationError;
+        const key = req.auth!.key;
+        const body = req.body;
+        const advanced = req.query.advanced === 'true' || body.includeAdvanced === true;
+        const now = ctx.clock.now();
+        const m = fromSubmission(body, { id: newMeasurementId(), keyId: key.id, requestId: String(req.id), createdAt: now });
+        const raw = advanced && body.raw ? body.raw : null;
+        // The nonce, the measurement and its usage row commit together: none is stored without the others.
+        const rows: InsertRow[] = [
+          { table: 'measurements', values: measurementRow(m, raw, key.orgId, now) },
+          { table: 'usage_log', values: usageLogRow(key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null)) },
+        ];
+        if (nonce) await nonce.stored(await ctx.db.spendNonceAndInsert(nonce.spend, rows));
+        else await ctx.db.insertAll(rows);
+        req.usageRecorded = true;
+        return reply.code(201).send({ ok: true, data: present(m, raw, { advanced }) });
+      } catch (err) {
+        // Any other answer waits for the nonce: a replay is refused as nonce_reused instead.
+        await nonce?.settle();
+        throw err;
+      }
     },
   );
 

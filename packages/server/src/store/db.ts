@@ -7,11 +7,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type PostgresDialectConfig } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type DatabaseIntrospector,
+  type PostgresDialectConfig,
+  type PostgresPool,
+  type PostgresPoolClient,
+} from 'kysely';
 import type { Database } from './schema.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoint.js';
 import { GroupCommit, type WriteUnit } from './group-commit.js';
-import { insertAllInOneStatement, insertAllInOneUnit, type InsertRow } from './insert-all.js';
+import { insertAllInOneUnit, insertRows, type InsertRow } from './insert-all.js';
+import { preparedStatementName } from './compiled.js';
+import { spendNonce, type NonceSpend } from './nonces.js';
+import { pgBatchedWrites } from './pg-batch.js';
 
 // PostgreSQL returns int8/numeric as strings; our values are epoch ms and counters that fit a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -30,8 +41,24 @@ export interface DbHandle {
    * more round trips. The unit must use only the `tx` given.
    */
   write<T>(unit: WriteUnit<T>, opts?: { single?: boolean }): Promise<T>;
-  /** Inserts rows into several tables, all or none (insert-all.ts: one statement on PostgreSQL). */
+  /**
+   * Spends a nonce (nonces.ts): false when it was already spent and has not expired. Settles after
+   * the commit. SQLite: a single unit of the group commit; PostgreSQL: calls arriving together share
+   * one multi-row statement (pg-batch.ts).
+   */
+  spendNonce(spend: NonceSpend): Promise<boolean>;
+  /**
+   * Inserts rows into several tables, all or none. SQLite: one unit of the group commit (insert-all.ts);
+   * PostgreSQL: one statement, shared by the calls arriving together (pg-batch.ts).
+   */
   insertAll(rows: readonly InsertRow[]): Promise<void>;
+  /**
+   * Spends a nonce and inserts the rows it guards, in one atomic write: true when both are stored;
+   * false when the nonce was already spent (and has not expired), and then nothing is stored. When
+   * it throws, nothing is stored and the nonce is not spent. SQLite: one unit of the group commit;
+   * PostgreSQL: one statement, shared by the calls arriving together (pg-batch.ts).
+   */
+  spendNonceAndInsert(spend: NonceSpend, rows: readonly InsertRow[]): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -60,14 +87,21 @@ export function openDatabase(opts: OpenOptions): DbHandle {
     // the pool, which crashes the process when nobody listens; the pool has already discarded the
     // client and opens a new one on the next query, so a warning is all it takes.
     pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost; the pool reconnects (${err.message})`));
-    const dialect = schema ? new SchemaScopedPostgresDialect({ pool }, schema) : new PostgresDialect({ pool });
+    const named = withNamedStatements(pool);
+    const dialect = schema ? new SchemaScopedPostgresDialect({ pool: named }, schema) : new PostgresDialect({ pool: named });
     const db = new Kysely<Database>({ dialect });
+    const batched = pgBatchedWrites(db);
     return {
       db,
       dialect: 'postgres',
       write: (unit, o) => (o?.single ? unit(db) : db.transaction().execute(unit)),
-      insertAll: insertAllInOneStatement(db),
-      close: () => db.destroy(),
+      spendNonce: batched.spendNonce,
+      insertAll: batched.insertAll,
+      spendNonceAndInsert: batched.spendNonceAndInsert,
+      close: async () => {
+        await batched.drain();
+        await db.destroy();
+      },
     };
   }
   const file = opts.sqlitePath ?? ':memory:';
@@ -85,7 +119,14 @@ export function openDatabase(opts: OpenOptions): DbHandle {
     db,
     dialect: 'sqlite',
     write: (unit, o) => group.run(unit, o?.single),
+    spendNonce: (s) => group.run((tx) => spendNonce(tx, s.keyId, s.nonce, s.now, s.ttlMs), true),
     insertAll: insertAllInOneUnit((unit) => group.run(unit)),
+    spendNonceAndInsert: (s, rows) =>
+      group.run(async (tx) => {
+        if (!(await spendNonce(tx, s.keyId, s.nonce, s.now, s.ttlMs))) return false;
+        await insertRows(tx, rows);
+        return true;
+      }),
     close: async () => {
       await group.drain();
       await checkpointer?.stop();
@@ -121,6 +162,34 @@ function withStatementCache(sqlite: SQLite.Database, max = 256): SQLite.Database
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
+}
+
+/**
+ * The pool as Kysely sees it, with the hot-path statements (compiled.ts) sent as named prepared
+ * statements: pg parses each once per connection and then sends only Bind/Execute, and the server
+ * keeps its plan. Parse, analysis and planning were about a quarter of PostgreSQL's CPU per signed
+ * write (docs/benchmarks.md, API). Every other query goes as before (unnamed, planned per call), so
+ * queries with varying text never pile up prepared statements on a connection.
+ */
+function withNamedStatements(pool: pg.Pool): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    let w = wrapped.get(client);
+    if (!w) {
+      const query = ((q: unknown, values?: unknown[]) => {
+        const name = typeof q === 'string' ? preparedStatementName(q) : undefined;
+        if (name) return client.query({ name, text: q as string, values });
+        return client.query(q as never, values as never);
+      }) as unknown as PostgresPoolClient['query'];
+      w = { query, release: () => client.release() };
+      wrapped.set(client, w);
+    }
+    return w;
+  };
+  return {
+    connect: async () => wrap(await pool.connect()),
+    end: () => pool.end(),
+  };
 }
 
 /**

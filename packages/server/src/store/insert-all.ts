@@ -18,7 +18,8 @@ type Prepared = PreparedQuery<string, unknown>;
 
 const slot = (i: number, column: string): string => `${i}.${column}`;
 
-function shapeOf(rows: readonly InsertRow[]): string {
+/** Tables and columns of a set of rows (statements are compiled once per shape). */
+export function shapeOf(rows: readonly InsertRow[]): string {
   return rows.map((r) => `${r.table}(${Object.keys(r.values).join(',')})`).join(';');
 }
 
@@ -59,25 +60,28 @@ export function insertAllInOneStatement(db: Kysely<Database>): (rows: readonly I
   };
 }
 
-/** SQLite: one insert per row, all inside one write unit. */
-export function insertAllInOneUnit(
-  write: (unit: WriteUnit<void>) => Promise<void>,
-): (rows: readonly InsertRow[]) => Promise<void> {
-  const cache = new Map<string, Prepared>();
-  const single = (row: InsertRow): Prepared => {
+/** Row-by-row inserts, compiled once per table and columns. */
+const singleRowQueries = new Map<string, Prepared>();
+
+/** Inserts the rows one statement each on the handle given (a write unit's `tx`). */
+export async function insertRows(tx: Kysely<Database>, rows: readonly InsertRow[]): Promise<void> {
+  for (const row of rows) {
     const shape = shapeOf([row]);
-    let q = cache.get(shape);
+    let q = singleRowQueries.get(shape);
     if (!q) {
       q = prepare(
         Object.keys(row.values).map((c) => slot(0, c)),
         (d, p) => d.insertInto(row.table).values(valuesOf(row, 0, p)),
       );
-      cache.set(shape, q);
+      singleRowQueries.set(shape, q);
     }
-    return q;
-  };
-  return (rows) =>
-    write(async (tx) => {
-      for (const r of rows) await single(r).execute(tx, bind([r]));
-    });
+    await q.execute(tx, bind([row]));
+  }
+}
+
+/** SQLite: one insert per row, all inside one write unit. */
+export function insertAllInOneUnit(
+  write: (unit: WriteUnit<void>) => Promise<void>,
+): (rows: readonly InsertRow[]) => Promise<void> {
+  return (rows) => write((tx) => insertRows(tx, rows));
 }

@@ -6,6 +6,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { prepare } from './compiled.js';
 
+/** A nonce to spend: recorded until `now + ttlMs`. */
+export interface NonceSpend {
+  keyId: string;
+  nonce: string;
+  now: number;
+  ttlMs: number;
+}
+
 const insertNonce = prepare(['keyId', 'nonce', 'expiresAt'], (db, p) =>
   db
     .insertInto('nonces')
@@ -17,7 +25,17 @@ const insertNonce = prepare(['keyId', 'nonce', 'expiresAt'], (db, p) =>
 export async function spendNonce(db: Kysely<Database>, keyId: string, nonce: string, now: number, ttlMs: number): Promise<boolean> {
   const res = await insertNonce.execute(db, { keyId, nonce, expiresAt: now + ttlMs });
   if (Number(res.numAffectedRows ?? 0) > 0) return true;
-  // A row exists: it is a replay unless it has expired, in which case it is taken over.
+  return takeOverExpiredNonce(db, keyId, nonce, now, ttlMs);
+}
+
+/** The nonce's row exists: a replay (false) unless it has expired, in which case it is taken over (true). */
+export async function takeOverExpiredNonce(
+  db: Kysely<Database>,
+  keyId: string,
+  nonce: string,
+  now: number,
+  ttlMs: number,
+): Promise<boolean> {
   const taken = await db
     .updateTable('nonces')
     .set({ expires_at: now + ttlMs })

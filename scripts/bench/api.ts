@@ -18,6 +18,12 @@ const CONCURRENCY = 32;
 const WARMUP_MS = QUICK ? 1000 : 3000;
 const MEASURE_MS = QUICK ? 4000 : 10_000;
 const LONG_RUN = QUICK ? 10_000 : 100_000;
+/**
+ * The two routes are measured in alternating slices (health, signed, health, signed, ...), MEASURE_MS
+ * per route in all: the machine is shared, and other work that comes and goes for seconds at a time
+ * then falls on both routes alike instead of on whichever ran during it.
+ */
+const SLICES = 10;
 const PG_URL = process.env.VITALS_BENCH_DATABASE_URL ?? process.env.VITALS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 type Msg = { id: number; op: string; [k: string]: any };
@@ -58,6 +64,10 @@ async function serverRole(): Promise<void> {
   const key = await makeKey(ctx);
   serveIpc({
     info: async () => ({ port, key }),
+    cpu: async () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
     rss: async () => {
       (globalThis as any).gc?.();
       return process.memoryUsage().rss / 2 ** 20;
@@ -81,6 +91,8 @@ async function serverRole(): Promise<void> {
 // ---- role: load generator ----------------------------------------------------------------------
 
 interface LoadResult {
+  /** Every request's latency in ms, sorted (only when asked for, to merge slices). */
+  lat?: number[];
   requests: number;
   errors: number;
   statusCounts: Record<string, number>;
@@ -141,7 +153,7 @@ async function loadRole(): Promise<void> {
   }
 
   async function drive(m: Msg): Promise<LoadResult> {
-    const { port, kind, key, durationMs, count } = m as any;
+    const { port, kind, key, durationMs, count, raw } = m as any;
     const lat: number[] = [];
     const statusCounts: Record<string, number> = {};
     let started = 0;
@@ -167,9 +179,15 @@ async function loadRole(): Promise<void> {
     const elapsedMs = performance.now() - t0;
     lat.sort((a, b) => a - b);
     const q = (f: number) => lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] ?? NaN;
-    return { requests: lat.length, errors, statusCounts, elapsedMs, p50: q(0.5), p99: q(0.99) };
+    return { ...(raw ? { lat } : {}), requests: lat.length, errors, statusCounts, elapsedMs, p50: q(0.5), p99: q(0.99) };
   }
-  serveIpc({ drive });
+  serveIpc({
+    drive,
+    cpu: async () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    },
+  });
   process.send!({ ready: true });
 }
 
@@ -178,13 +196,19 @@ async function loadRole(): Promise<void> {
 interface Child {
   proc: ChildProcess;
   call(op: string, args?: Record<string, unknown>): Promise<any>;
-  stop(): Promise<void>;
+  stop(waitMs?: number): Promise<void>;
 }
 
 function spawnRole(role: string, env: Record<string, string> = {}): Promise<Child> {
   const proc = fork(SELF, [], {
     env: { ...process.env, ROLE: role, ...env },
-    execArgv: [...process.execArgv, '--conditions=source', '--expose-gc'],
+    // BENCH_API_SERVER_ARGS: extra node flags for the server process (e.g. --cpu-prof), for profiling.
+    execArgv: [
+      ...process.execArgv,
+      '--conditions=source',
+      '--expose-gc',
+      ...(role === 'server' ? (process.env.BENCH_API_SERVER_ARGS?.split(' ').filter(Boolean) ?? []) : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let seq = 0;
@@ -200,7 +224,10 @@ function spawnRole(role: string, env: Record<string, string> = {}): Promise<Chil
               pending.set(id, { resolve: res, reject: rej });
               proc.send({ id, op, ...args });
             }),
-          stop: async () => {
+          stop: async (waitMs = 0) => {
+            // A process asked to stop exits by itself (a --cpu-prof profile is written on exit); give it a moment.
+            if (proc.exitCode === null && waitMs > 0)
+              await Promise.race([new Promise((r) => proc.once('exit', r)), new Promise((r) => setTimeout(r, waitMs))]);
             if (proc.exitCode === null) proc.kill('SIGTERM');
           },
         });
@@ -229,10 +256,48 @@ async function pgReachable(): Promise<string | null> {
   }
 }
 
+/**
+ * CPU seconds used so far by every process named `postgres` on this machine (Linux /proc; null
+ * elsewhere). The bench's database server is local, so this is its backends' and writers' work.
+ */
+function postgresCpuMs(): number | null {
+  try {
+    const hz = 100; // USER_HZ on Linux
+    let ticks = 0;
+    for (const pid of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        if (!comm.startsWith('postgres')) continue;
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return (ticks / hz) * 1000;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU milliseconds per request of the server process and of PostgreSQL while one route was driven. */
+interface CpuCost {
+  serverMs: number;
+  /** The load generator's (signing and sending). */
+  loadMs: number;
+  postgresMs: number | null;
+}
+
 interface DbFigures {
   db: string;
   health: LoadResult;
   measure: LoadResult;
+  healthCpu: CpuCost;
+  measureCpu: CpuCost;
+  /** Signed ÷ trivial throughput of each pair of slices. */
+  sliceRatios: number[];
   rss: [number, number, number];
   longRun: LoadResult;
 }
@@ -243,11 +308,34 @@ async function measureOn(db: 'sqlite' | 'postgres'): Promise<DbFigures> {
   try {
     const { port, key } = await server.call('info');
     const drive = (kind: string, extra: Record<string, unknown>) => load.call('drive', { port, kind, key, ...extra });
-    // Warm both paths, then measure them back to back in the same run.
+    // Warm both paths, then measure them in alternating slices of the same run.
     await drive('health', { durationMs: WARMUP_MS });
     await drive('measure', { durationMs: WARMUP_MS });
-    const health = await drive('health', { durationMs: MEASURE_MS });
-    const measure = await drive('measure', { durationMs: MEASURE_MS });
+    // CPU per request of the server process (and of PostgreSQL): unlike throughput, it hardly moves
+    // with what else the shared machine is running.
+    const slices: Record<'health' | 'measure', LoadResult[]> = { health: [], measure: [] };
+    const cpu = { health: { server: 0, pg: 0, load: 0 }, measure: { server: 0, pg: 0, load: 0 } };
+    for (let i = 0; i < SLICES; i++) {
+      for (const kind of ['health', 'measure'] as const) {
+        const [s0, p0, l0] = [await server.call('cpu'), postgresCpuMs() ?? NaN, await load.call('cpu')];
+        slices[kind].push(await drive(kind, { durationMs: MEASURE_MS / SLICES, raw: true }));
+        const [s1, p1, l1] = [await server.call('cpu'), postgresCpuMs() ?? NaN, await load.call('cpu')];
+        cpu[kind].server += s1 - s0;
+        cpu[kind].pg += p1 - p0;
+        cpu[kind].load += l1 - l0;
+      }
+    }
+    const health = merge(slices.health);
+    const measure = merge(slices.measure);
+    const costOf = (kind: 'health' | 'measure', r: LoadResult): CpuCost => ({
+      serverMs: cpu[kind].server / r.requests,
+      loadMs: cpu[kind].load / r.requests,
+      // Backends that exit during a slice take their ticks with them: a small negative is zero.
+      postgresMs: db === 'postgres' && Number.isFinite(cpu[kind].pg) ? Math.max(0, cpu[kind].pg / r.requests) : null,
+    });
+    const healthCpu = costOf('health', health);
+    const measureCpu = costOf('measure', measure);
+    const sliceRatios = slices.measure.map((m, i) => rps(m) / rps(slices.health[i]));
     // Long run: RSS at start, middle, end.
     const r0 = await server.call('rss');
     const a = await drive('measure', { count: LONG_RUN / 2 });
@@ -262,18 +350,35 @@ async function measureOn(db: 'sqlite' | 'postgres'): Promise<DbFigures> {
       p50: (a.p50 + b.p50) / 2,
       p99: Math.max(a.p99, b.p99),
     };
-    return { db, health, measure, rss: [r0, r1, r2], longRun };
+    return { db, health, measure, healthCpu, measureCpu, sliceRatios, rss: [r0, r1, r2], longRun };
   } finally {
     await server.call('stop').catch(() => undefined);
     await load.stop();
-    await server.stop();
+    await server.stop(5000);
   }
 }
 
 const rps = (r: LoadResult) => (r.requests / r.elapsedMs) * 1000;
+
+/** One result from the slices of a route: requests and time add up, percentiles over every request. */
+function merge(parts: LoadResult[]): LoadResult {
+  const lat = parts.flatMap((p) => p.lat ?? []).sort((a, b) => a - b);
+  const q = (f: number) => lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] ?? NaN;
+  const statusCounts: Record<string, number> = {};
+  for (const p of parts) for (const [k, v] of Object.entries(p.statusCounts)) statusCounts[k] = (statusCounts[k] ?? 0) + v;
+  return {
+    requests: parts.reduce((n, p) => n + p.requests, 0),
+    errors: parts.reduce((n, p) => n + p.errors, 0),
+    statusCounts,
+    elapsedMs: parts.reduce((n, p) => n + p.elapsedMs, 0),
+    p50: q(0.5),
+    p99: q(0.99),
+  };
+}
 const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
 const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
 const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+const f3 = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : '–');
 
 const NOTE =
   'Reading the figures: the ratio compares a route that does no I/O with one that verifies an HMAC and writes three rows (the nonce; then the measurement and its usage-log row, all or none), on two shared cores that also run the load generator, so it moves with the machine\'s load; run the command several times and compare ratios. ' +
@@ -289,29 +394,32 @@ function memoryNote(r: DbFigures): string {
 
 export async function run(): Promise<string> {
   const results: DbFigures[] = [];
-  results.push(await measureOn('sqlite'));
-  const pgError = await pgReachable();
-  if (!pgError) results.push(await measureOn('postgres'));
+  // BENCH_API_DBS=postgres (or sqlite) measures one store only, for profiling; the doc section wants both.
+  const only = process.env.BENCH_API_DBS?.split(',');
+  if (!only || only.includes('sqlite')) results.push(await measureOn('sqlite'));
+  const pgError = !only || only.includes('postgres') ? await pgReachable() : null;
+  if (!pgError && (!only || only.includes('postgres'))) results.push(await measureOn('postgres'));
   const lines = [
     '## API',
     '',
     `Measured by \`scripts/bench/api.ts\` (\`npm run bench -- api${QUICK ? ' --quick' : ''}\`) on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared). ` +
       'The server is its own process (`buildServer`, real listening socket on loopback); a load-generator process keeps ' +
-      `${CONCURRENCY} requests in flight over keep-alive connections for ${MEASURE_MS / 1000} s per route after a ${WARMUP_MS / 1000} s warm-up, and signs every \`POST /sdk/v1/measurements\` afresh (new nonce, SHA-256 of the body, HMAC; node:crypto) — generator and server share the same cores, so the figures are a lower bound. ` +
-      'Each signed call goes through the whole path: signature check, nonce spent in the database, JSON parse and schema validation, then the measurement and its usage-log row stored together. The reference is the unsigned `GET /health` of the same server in the same run.',
+      `${CONCURRENCY} requests in flight over keep-alive connections for ${MEASURE_MS / 1000} s per route after a ${WARMUP_MS / 1000} s warm-up (the routes alternate in ${SLICES} slices of ${MEASURE_MS / SLICES / 1000} s each, so load from other work on the machine falls on both alike), and signs every \`POST /sdk/v1/measurements\` afresh (new nonce, SHA-256 of the body, HMAC; node:crypto) — generator and server share the same cores, so the figures are a lower bound. ` +
+      'Each signed call goes through the whole path: signature check, JSON parse and schema validation, then the nonce, the measurement and its usage-log row stored together. CPU per request: the server process (all its threads) and every `postgres` process of the machine, over the route\'s slices. The reference is the unsigned `GET /health` of the same server in the same run.',
     '',
-    '| database | route | requests/s | p50 ms | p99 ms | non-2xx |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| database | route | requests/s | p50 ms | p99 ms | non-2xx | CPU ms/request: server | PostgreSQL | load generator |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
+  const cpu = (c: CpuCost) => `${f3(c.serverMs)} | ${c.postgresMs === null ? '–' : f3(c.postgresMs)} | ${f3(c.loadMs)}`;
   for (const r of results) {
-    lines.push(`| ${r.db} | \`GET /health\` (trivial, unsigned) | ${f0(rps(r.health))} | ${f2(r.health.p50)} | ${f2(r.health.p99)} | ${r.health.errors} |`);
-    lines.push(`| ${r.db} | signed \`POST /sdk/v1/measurements\` (stored) | ${f0(rps(r.measure))} | ${f2(r.measure.p50)} | ${f2(r.measure.p99)} | ${r.measure.errors} |`);
+    lines.push(`| ${r.db} | \`GET /health\` (trivial, unsigned) | ${f0(rps(r.health))} | ${f2(r.health.p50)} | ${f2(r.health.p99)} | ${r.health.errors} | ${cpu(r.healthCpu)} |`);
+    lines.push(`| ${r.db} | signed \`POST /sdk/v1/measurements\` (stored) | ${f0(rps(r.measure))} | ${f2(r.measure.p50)} | ${f2(r.measure.p99)} | ${r.measure.errors} | ${cpu(r.measureCpu)} |`);
   }
-  lines.push('', '| database | signed ÷ trivial throughput | target | long run | server RSS start / middle / end | RSS growth |', '| --- | --- | --- | --- | --- | --- |');
+  lines.push('', '| database | signed ÷ trivial throughput | per slice | target | long run | server RSS start / middle / end | RSS growth |', '| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
     const ratio = rps(r.measure) / rps(r.health);
     lines.push(
-      `| ${r.db} | ${f2(ratio)} | ≥ 0.33 ${ratio >= 1 / 3 ? '(met)' : '(not met)'} | ${r.longRun.requests} signed POSTs, ${f0(rps(r.longRun))}/s, ${r.longRun.errors} non-2xx | ${f1(r.rss[0])} / ${f1(r.rss[1])} / ${f1(r.rss[2])} MB | ${f1(r.rss[2] - r.rss[0])} MB (${f1(r.rss[2] - r.rss[1])} MB in the second half) |`,
+      `| ${r.db} | ${f2(ratio)} | ${r.sliceRatios.map(f2).join(', ')} | ≥ 0.33 ${ratio >= 1 / 3 ? '(met)' : '(not met)'} | ${r.longRun.requests} signed POSTs, ${f0(rps(r.longRun))}/s, ${r.longRun.errors} non-2xx | ${f1(r.rss[0])} / ${f1(r.rss[1])} / ${f1(r.rss[2])} MB | ${f1(r.rss[2] - r.rss[0])} MB (${f1(r.rss[2] - r.rss[1])} MB in the second half) |`,
     );
   }
   lines.push('', NOTE, '', `Memory: ${results.map(memoryNote).join('; ')}.`);

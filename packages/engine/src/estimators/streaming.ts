@@ -11,6 +11,8 @@ import { roundTo } from '../dsp/stats.js';
 import { referencedPulses } from '../pulse/background-reference.js';
 import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
+import { CAPTURE_CORRIDOR_BPM } from '../rate/capture-rate.js';
+import { LiveAnchor } from '../rate/live-anchor.js';
 import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
 import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.js';
 import type { EngineEvent, EngineMeasurement } from '../types.js';
@@ -50,6 +52,8 @@ export class StreamingEstimator {
   private readonly slowPool = new BufferPool();
   private lastWindow: HrWindow | null = null;
   private spareDelta: Float64Array | undefined;
+  /** The capture-rate anchor kept online (rate/live-anchor.ts). */
+  private readonly anchor = new LiveAnchor();
 
   constructor(opts: StreamingOptions = {}) {
     this.opts = { band: opts.band };
@@ -144,9 +148,14 @@ export class StreamingEstimator {
     this.spareDelta = prev?.logDelta;
     const k = argmax(this.forward.logDelta);
     const r = refineRateHz(win, win.lo + k);
+    this.anchor.add(win);
+    // Once the running anchor is trusted, a rate outside the offline corridor around it is noise
+    // that this window's SQI let through: no event, and the slow analyses wait for a good window.
+    const anchorBpm = this.anchor.anchorBpm();
+    const offAnchor = Math.abs(r.freqHz * 60 - anchorBpm) > CAPTURE_CORRIDOR_BPM;
     this.lastHrHz = r.freqHz;
-    this.lastSqi = r.sqi;
-    if (r.sqi > HR_EVENT_MIN_SQI) {
+    this.lastSqi = offAnchor ? 0 : r.sqi;
+    if (r.sqi > HR_EVENT_MIN_SQI && !offAnchor) {
       events.push({ t: 'hr', hr: roundTo(r.freqHz * 60, 1), sqi: roundTo(r.sqi, 2), tMs: Math.round(tEnd / 1000) });
     }
   }

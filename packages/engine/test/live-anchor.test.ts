@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { hrWindow } from '../src/rate/hr-spectrum.js';
+import { LiveAnchor, LIVE_ANCHOR_MIN_WINDOWS } from '../src/rate/live-anchor.js';
+import { hrNfft } from '../src/rate/track-heart-rate.js';
+
+const fs = 10;
+const len = 10 * fs;
+function tone(hz: number, phase: number, amp = 1): Float64Array {
+  return Float64Array.from({ length: len }, (_, i) => amp * Math.sin(2 * Math.PI * hz * (i / fs) + phase));
+}
+function add(a: Float64Array, b: Float64Array): Float64Array {
+  return Float64Array.from(a, (v, i) => v + b[i]);
+}
+
+describe('LiveAnchor (the capture-rate anchor kept online)', () => {
+  it('is NaN until enough windows, then sits at the rate the windows share', () => {
+    const a = new LiveAnchor();
+    for (let k = 0; k < LIVE_ANCHOR_MIN_WINDOWS - 1; k++) a.add(hrWindow([tone(1.2, k)], 0, len, fs, hrNfft(len, fs)));
+    expect(a.anchorBpm()).toBeNaN();
+    a.add(hrWindow([tone(1.2, 0)], 0, len, fs, hrNfft(len, fs)));
+    expect(Math.abs(a.anchorBpm() - 72)).toBeLessThanOrEqual(1);
+  });
+
+  it('a stronger peak in a few windows does not move it; the shared rate wins', () => {
+    const a = new LiveAnchor();
+    for (let k = 0; k < 30; k++) {
+      const x = k % 6 === 0 ? add(tone(1.2, k, 0.5), tone(1.9, k, 3)) : tone(1.2, k);
+      a.add(hrWindow([x], 0, len, fs, hrNfft(len, fs)));
+    }
+    expect(Math.abs(a.anchorBpm() - 72)).toBeLessThanOrEqual(1);
+  });
+
+  it('down-weights a peak the pulse-less background shares (codec pumping, lighting)', () => {
+    const a = new LiveAnchor();
+    for (let k = 0; k < 30; k++) {
+      // The face carries the pulse at 1.5 Hz under a stronger 1 Hz artefact that the background also has.
+      const face = add(tone(1.5, k, 1), tone(1.0, k, 1.3));
+      const background = tone(1.0, k, 1);
+      a.add(hrWindow([face], 0, len, fs, hrNfft(len, fs), undefined, background));
+    }
+    expect(Math.abs(a.anchorBpm() - 90)).toBeLessThanOrEqual(1);
+  });
+});

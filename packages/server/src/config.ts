@@ -18,6 +18,8 @@ export interface Config {
   readonly presignTtlSec: number;
   readonly sessionTokenTtlSec: number;
   readonly idleTimeoutSec: number;
+  /** Usage-log rows older than this many days are deleted (usage-retention.ts); 0 keeps them all. */
+  readonly usageLogRetentionDays: number;
   /** Secret that signs session tokens and upload URLs; generated and kept in the data dir when unset. */
   readonly serverSecret: string | undefined;
   readonly version: string;
@@ -110,6 +112,17 @@ function intFrom(env: Record<string, string | undefined>, name: string, fallback
   return n;
 }
 
+/** `VITALS_USAGE_LOG_RETENTION_DAYS`: 0 (the default) keeps every row; at most 100 years. */
+function retentionDaysFrom(env: Record<string, string | undefined>): number {
+  const raw = env.VITALS_USAGE_LOG_RETENTION_DAYS;
+  if (raw === undefined || raw === '') return 0;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 36_500) {
+    throw new ConfigError(`VITALS_USAGE_LOG_RETENTION_DAYS must be a whole number of days from 0 (keep all) to 36500, got "${raw}"`);
+  }
+  return n;
+}
+
 export interface ConfigFlags {
   dataDir?: string;
   host?: string;
@@ -143,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     presignTtlSec: intFrom(env, 'VITALS_PRESIGN_TTL_SEC', 900),
     sessionTokenTtlSec: intFrom(env, 'VITALS_SESSION_TOKEN_TTL_SEC', 300),
     idleTimeoutSec: intFrom(env, 'VITALS_IDLE_TIMEOUT_SEC', 10),
+    usageLogRetentionDays: retentionDaysFrom(env),
     serverSecret: env.VITALS_SERVER_SECRET || undefined,
     version: SERVICE_VERSION,
   });

@@ -9,10 +9,12 @@ import type { AppContext } from './context.js';
 import { batchPlugin } from './batch/index.js';
 import { streamingPlugin } from './stream/index.js';
 import { sweepNonces } from './store/nonces.js';
+import { DAY_MS, sweepUsageLog } from './store/usage-retention.js';
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<{ app: FastifyInstance }> {
   const app = await buildApp(ctx, { ...opts, plugins: [streamingPlugin, batchPlugin, ...(opts.plugins ?? [])] });
   startNonceSweep(ctx, app);
+  startUsageRetention(ctx, app);
   return { app };
 }
 
@@ -26,4 +28,37 @@ function startNonceSweep(ctx: AppContext, app: FastifyInstance): void {
   }, SIGNATURE_WINDOW_SEC * 1000);
   timer.unref();
   ctx.onClose.push(() => clearInterval(timer));
+}
+
+/** How often the usage-log retention sweep runs (it deletes in bounded batches). */
+export const USAGE_RETENTION_INTERVAL_MS = 3_600_000;
+
+/**
+ * With `VITALS_USAGE_LOG_RETENTION_DAYS` > 0, rows older than the retention are deleted once at
+ * start and then hourly (store/usage-retention.ts). 0 keeps every row (the default).
+ */
+function startUsageRetention(ctx: AppContext, app: FastifyInstance): void {
+  const days = ctx.config.usageLogRetentionDays;
+  if (!(days > 0)) return;
+  let running = false;
+  const sweep = (): void => {
+    if (running) return;
+    running = true;
+    sweepUsageLog(ctx.db.db, ctx.clock.now() - days * DAY_MS)
+      .then((n) => {
+        if (n > 0) app.log.info({ deleted: n, retentionDays: days }, 'usage log retention');
+      })
+      .catch((err: unknown) => app.log.warn({ err }, 'usage log retention sweep failed'))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const first = setTimeout(sweep, 1000);
+  const timer = setInterval(sweep, USAGE_RETENTION_INTERVAL_MS);
+  first.unref();
+  timer.unref();
+  ctx.onClose.push(() => {
+    clearTimeout(first);
+    clearInterval(timer);
+  });
 }

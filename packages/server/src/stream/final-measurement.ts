@@ -57,3 +57,20 @@ export function toFields(m: EngineMeasurement, aux: AuxAggregate): MeasurementFi
   } else fields.gaze = null;
   return fields;
 }
+
+/** No frame was processed: a poor capture without any metric. */
+export function emptyFields(): MeasurementFields {
+  return {
+    durationSec: 0,
+    isComplete: false,
+    quality: { level: 'poor', score: 0, usable: false },
+    cardiac: { heartRate: null },
+    hrv: null,
+    respiratory: { breathingRate: null },
+    stress: null,
+    bloodPressure: null,
+    spo2: null,
+    emotion: null,
+    gaze: null,
+  };
+}

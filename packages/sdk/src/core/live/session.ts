@@ -8,41 +8,19 @@
  *   buffer is uploaded through the session fallback endpoint (the batch job supersedes the
  *   session) and `stop()` resolves with that job's measurement.
  */
-import { CLIENT_DEFAULT_MAX_DURATION_SEC, PROTOCOL_VERSION, decodePacket, isPacketError, type Telemetry } from '@vitals/protocol';
+import { CLIENT_DEFAULT_MAX_DURATION_SEC, decodePacket, isPacketError, type Telemetry } from '@vitals/protocol';
 import { consoleLogger, type Logger } from '../clock.js';
 import { StreamError } from '../errors.js';
 import { FramesWriter, packets } from '../frames/frames-file.js';
-import { HttpClient, defaultSleep, resolveHttpConfig, type FetchLike, type Sleep } from '../http/transport.js';
-import type { CloudJob, SessionInfo } from '../types.js';
-import { EventHub, SERVER_EVENT_TYPES, type FinalEvent, type ReadyEvent, type StreamEvent, type StreamEventMap } from './events.js';
-import { SessionFallback } from './fallback.js';
-import { WS_OPEN, globalWebSocketFactory, httpBaseFromWsUrl, readTokenClaims, type WebSocketFactory, type WebSocketLike } from './socket.js';
+import { HttpClient, defaultSleep, resolveHttpConfig } from '../http/transport.js';
+import { EventHub, type FinalEvent, type ReadyEvent, type StreamEvent, type StreamEventMap } from './events.js';
+import { SessionFallback, deliverFrames } from './fallback.js';
+import { closeQuietly, globalWebSocketFactory, httpBaseFromWsUrl, readTokenClaims, type WebSocketLike } from './socket.js';
+import { connectSocket } from './connect.js';
+import { waitForFinal, type FinalWait } from './final-wait.js';
+import type { Delivery, SessionState, StreamSessionOptions } from './options.js';
 
-export type Delivery = 'stream' | 'batch' | 'auto';
-export type SessionState = 'idle' | 'connecting' | 'streaming' | 'buffering' | 'stopping' | 'uploading' | 'done' | 'aborted' | 'failed';
-
-export interface StreamSessionOptions {
-  /** What the backend handed over from `sessions.create` (token, id, wsUrl, maxDurationSec). */
-  session: Pick<SessionInfo, 'sessionToken' | 'wsUrl'> & Partial<SessionInfo>;
-  delivery?: Delivery;
-  /** Base address of the fallback endpoints; defaults to the origin of `wsUrl`. */
-  baseUrl?: string;
-  webSocket?: WebSocketFactory;
-  fetch?: FetchLike;
-  /** Monotonic milliseconds for packet timestamps; defaults to `performance.now()`. */
-  now?: () => number;
-  sleep?: Sleep;
-  logger?: Logger;
-  /** Socket open + `ready` must happen within this. Default 10 s. */
-  connectTimeoutMs?: number;
-  /** After `stop`, `final` must arrive within this. Default 30 s. */
-  finalTimeoutMs?: number;
-  /** Batch result wait after a fallback upload. Default 5 minutes. */
-  resultTimeoutMs?: number;
-  resultPollMs?: number;
-  /** A socket send buffer above this drops packets from the socket (they stay in the buffer). */
-  maxSocketBufferedBytes?: number;
-}
+export type { Delivery, SessionState, StreamSessionOptions } from './options.js';
 
 /** Packets over the socket wait in memory until `ready`; beyond this many they are dropped. */
 const MAX_PRE_READY_PACKETS = 300;
@@ -266,48 +244,18 @@ export class StreamSession {
   private connect(): Promise<ReadyEvent> {
     const factory = this.opts.webSocket ?? globalWebSocketFactory();
     if (!factory) return Promise.reject(new StreamError('no_websocket', 'no WebSocket implementation available'));
-    return new Promise<ReadyEvent>((resolve, reject) => {
-      let settled = false;
-      const fail = (code: string, message: string): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.closeSocket(1000, 'connect failed');
-        reject(new StreamError(code, message));
-      };
-      const timer = setTimeout(() => fail('connect_timeout', 'no ready in time'), this.opts.connectTimeoutMs ?? 10_000);
-      let ws: WebSocketLike;
-      try {
-        ws = factory(this.opts.session.wsUrl);
-      } catch (err) {
-        return fail('connect_failed', err instanceof Error ? err.message : String(err));
-      }
-      this.socket = ws;
-      ws.binaryType = 'arraybuffer';
-      ws.onopen = () => {
-        this.socketAlive = true;
-        // The token travels in the first message, never in the URL (spec: Streaming protocol).
-        ws.send(JSON.stringify({ t: 'hello', protocol: PROTOCOL_VERSION, token: this.opts.session.sessionToken }));
-      };
-      ws.onerror = () => undefined; // the close that follows carries the outcome
-      ws.onclose = (ev: { code?: number; reason?: string }) => {
-        this.onSocketClosed(ev.code ?? 1006, String(ev.reason ?? ''));
-        fail('connect_failed', `socket closed before ready (${ev.code ?? 1006})`);
-      };
-      ws.onmessage = (ev: { data: unknown }) => {
-        const event = parseEvent(ev.data);
-        if (!event) return;
-        if (event.t === 'ready' && !settled) {
-          settled = true;
-          clearTimeout(timer);
-          resolve(event as ReadyEvent);
-        } else if (event.t === 'error' && !settled && (event as { fatal?: boolean }).fatal !== false) {
-          this.hub.emit(event);
-          return fail(String((event as { code?: unknown }).code ?? 'stream_error'), String((event as { message?: unknown }).message ?? ''));
-        }
-        this.onServerEvent(event);
-      };
-    });
+    const { wsUrl, sessionToken } = this.opts.session;
+    return connectSocket(
+      { factory, wsUrl, sessionToken, timeoutMs: this.opts.connectTimeoutMs ?? 10_000 },
+      {
+        created: (ws) => (this.socket = ws),
+        opened: () => (this.socketAlive = true),
+        closed: (code, reason) => this.onSocketClosed(code, reason),
+        event: (e) => this.onServerEvent(e),
+        refused: (e) => this.hub.emit(e),
+        failed: () => this.closeSocket(1000, 'connect failed'),
+      },
+    );
   }
 
   private onServerEvent(event: StreamEvent): void {
@@ -316,15 +264,14 @@ export class StreamSession {
     if (event.t === 'final') {
       this.finalReceived = true;
       // Emitted by stop() once it resolves, with `via` filled in.
-      this.serverFinal?.({ ...event, via: 'stream' });
+      this.finalWait?.final({ ...event, via: 'stream' });
       return;
     }
     this.hub.emit(event);
   }
 
-  private serverFinal: ((f: FinalEvent) => void) | undefined;
+  private finalWait: FinalWait | undefined;
   private lastFatal: { code: string; message: string } | undefined;
-  private socketClosedWaiter: (() => void) | undefined;
 
   private onSocketClosed(code: number, reason: string): void {
     const wasAlive = this.socketAlive;
@@ -334,7 +281,7 @@ export class StreamSession {
     if (!this.finalReceived && this.delivery === 'auto' && this._state !== 'aborted') {
       this.switchToFallback(`socket closed before final (${code})`);
     }
-    this.socketClosedWaiter?.();
+    this.finalWait?.closed();
   }
 
   private switchToFallback(reason: string): void {
@@ -365,21 +312,10 @@ export class StreamSession {
   /** Sends `stop` and waits for `final`; `undefined` when the socket died or timed out first. */
   private async stopOverSocket(): Promise<FinalEvent | undefined> {
     if (!this.socketAlive || !this.socket) return undefined;
-    const result = new Promise<FinalEvent | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), this.opts.finalTimeoutMs ?? 30_000);
-      this.serverFinal = (f) => {
-        clearTimeout(timer);
-        resolve(f);
-      };
-      this.socketClosedWaiter = () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      };
-    });
+    this.finalWait = waitForFinal(this.opts.finalTimeoutMs ?? 30_000);
     this.socket.send(JSON.stringify({ t: 'stop' }));
-    const final = await result;
-    this.serverFinal = undefined;
-    this.socketClosedWaiter = undefined;
+    const final = await this.finalWait.result;
+    this.finalWait = undefined;
     if (!final && this.delivery === 'auto') this.switchToFallback('no final after stop');
     return final;
   }
@@ -390,48 +326,13 @@ export class StreamSession {
       throw new StreamError('no_frames', 'nothing to deliver: no frames were captured');
     }
     this._state = 'uploading';
-    this.buffer.durationMicros = this.lastTMicros;
-    const created = await this.fallback.uploadFrames(this.buffer.toBytes());
-    const job = await this.fallback.waitResult({
+    return deliverFrames(this.fallback, this.buffer, this.lastTMicros, {
       timeoutMs: this.opts.resultTimeoutMs ?? 300_000,
       intervalMs: this.opts.resultPollMs,
     });
-    return finalFromJob(job, created);
   }
 
   private closeSocket(code: number, reason: string): void {
-    const ws = this.socket;
-    if (!ws) return;
-    if (ws.readyState === WS_OPEN || ws.readyState === 0) {
-      try {
-        ws.close(code, reason);
-      } catch {
-        // already closing
-      }
-    }
-  }
-}
-
-function finalFromJob(job: CloudJob, created: CloudJob): FinalEvent {
-  if (job.status === 'completed' && job.measurement) {
-    return {
-      t: 'final',
-      measurementId: job.measurementId ?? job.measurement.id,
-      measurement: job.measurement,
-      via: 'batch',
-      job,
-    };
-  }
-  const code = job.error?.code ?? job.status;
-  throw new StreamError(code, job.error?.message ?? `fallback job ${job.jobId ?? created.jobId} ended ${job.status}`);
-}
-
-function parseEvent(data: unknown): StreamEvent | undefined {
-  if (typeof data !== 'string') return undefined;
-  try {
-    const obj = JSON.parse(data) as { t?: unknown };
-    return typeof obj.t === 'string' && SERVER_EVENT_TYPES.has(obj.t) ? (obj as StreamEvent) : undefined;
-  } catch {
-    return undefined;
+    closeQuietly(this.socket, code, reason);
   }
 }

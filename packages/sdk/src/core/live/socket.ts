@@ -20,6 +20,18 @@ export type WebSocketFactory = (url: string) => WebSocketLike;
 
 export const WS_OPEN = 1;
 
+/** Closes a connecting or open socket; a socket already closing is left alone. */
+export function closeQuietly(ws: WebSocketLike | undefined, code: number, reason: string): void {
+  if (!ws) return;
+  if (ws.readyState === WS_OPEN || ws.readyState === 0) {
+    try {
+      ws.close(code, reason);
+    } catch {
+      // already closing
+    }
+  }
+}
+
 /** The browser's (or runtime's) global WebSocket, if there is one. */
 export function globalWebSocketFactory(): WebSocketFactory | undefined {
   const WS = (globalThis as { WebSocket?: new (url: string) => WebSocketLike }).WebSocket;

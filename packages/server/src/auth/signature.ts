@@ -11,7 +11,7 @@
  * (`DeferredNonce.settle`), so a replay is still answered nonce_reused; and a replay found by the
  * route's write gives back its rate-limit hit, as if it had been refused before being counted.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   LOGS_PER_MIN,
@@ -71,6 +71,8 @@ const MESSAGES: Record<UsageErrorCode, string> = {
   nonce_reused: 'nonce already used',
   rate_limited: 'rate limit exceeded',
 };
+
+const EMPTY = Buffer.alloc(0);
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
@@ -271,9 +273,8 @@ export function verifyNcs1(
   body: Buffer | undefined,
   signature: string,
 ): boolean {
-  const bodyHash = createHash('sha256')
-    .update(body ?? Buffer.alloc(0))
-    .digest('hex');
+  // One-shot digest: no Hash object per call.
+  const bodyHash = hash('sha256', body ?? EMPTY, 'hex');
   const canonical = ['NCS1', method.toUpperCase(), pathOnly(url), timestamp, nonce, bodyHash].join('\n');
   const expected = Buffer.from(createHmac('sha256', secretSha256Hex).update(canonical).digest('base64'));
   const given = Buffer.from(signature);

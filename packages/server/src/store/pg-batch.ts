@@ -43,19 +43,26 @@ const compilable = <R>(db: Kysely<Database>, q: RawBuilder<R>): Compilable<R> =>
 });
 
 /**
- * Spends the nonces of a batch: `n` is their rows. A nonce whose row exists is taken over only if
- * that row has expired (`expires_at <= now`, with now = the new expiry - ttl), as nonces.ts does in
- * two statements. The rows come back for the nonces spent now; the others are replays.
+ * Spends the nonces of a batch, read from `source` (rows of the nonces table). A nonce whose row
+ * exists is taken over only if that row has expired (`expires_at <= now`, with now = the new expiry
+ * - ttl), as nonces.ts does in two statements. The rows come back for the nonces spent now; the
+ * others are replays.
  */
-const spendCte = (n: unknown, ttl: unknown) =>
+const spendFrom = (source: RawBuilder<unknown>, ttl: unknown) =>
   sql`insert into nonces (key_id, nonce, expires_at)
-    select key_id, nonce, expires_at from json_populate_recordset(null::nonces, ${n}::json)
+    select key_id, nonce, expires_at from ${source}
     on conflict (key_id, nonce) do update set expires_at = excluded.expires_at
     where nonces.expires_at <= excluded.expires_at - ${ttl}::bigint
     returning key_id, nonce`;
 
 const spendMany = prepare(['n', 'ttl'], (db, p) =>
-  compilable(db, sql<{ key_id: string; nonce: string }>`${spendCte(p.n, p.ttl)}`),
+  compilable(
+    db,
+    sql<{
+      key_id: string;
+      nonce: string;
+    }>`${spendFrom(sql`json_populate_recordset(null::nonces, ${p.n}::json)`, p.ttl)}`,
+  ),
 );
 
 /** `insert into t (cols) select cols from json_populate_recordset(null::t, $json)`, optionally only the rows numbered in `fresh`. */
@@ -86,10 +93,12 @@ function insertManyQuery(sample: readonly InsertRow[]): Prepared {
  * nonce was spent now; the numbers (1-based) of those calls come back.
  */
 function spendAndInsertManyQuery(sample: readonly InsertRow[]): Prepared {
-  return prepare(['n', 'nAgain', 'ttl', ...sample.map((_, t) => `t${t}`)], (db, p) => {
+  return prepare(['n', 'ttl', ...sample.map((_, t) => `t${t}`)], (db, p) => {
     const ctes = [
-      sql`n as (${spendCte(p.n, p.ttl)})`,
-      sql`fresh as (select r.ordinality as i from json_populate_recordset(null::nonces, ${p.nAgain}::json) with ordinality as r join n using (key_id, nonce))`,
+      // Read once, numbered: the nonces to spend and, by number, whose rows to insert.
+      sql`input as materialized (select * from json_populate_recordset(null::nonces, ${p.n}::json) with ordinality)`,
+      sql`n as (${spendFrom(sql`input`, p.ttl)})`,
+      sql`fresh as (select input.ordinality as i from input join n using (key_id, nonce))`,
       ...sample.map((r, t) => sql`${sql.raw(`w${t}`)} as (${insertFromJson(r, p[`t${t}`], true)})`),
     ];
     return compilable(db, sql`with ${sql.join(ctes)} select i from fresh`);
@@ -152,7 +161,6 @@ export function pgBatchedWrites(db: Kysely<Database>): PgBatchedWrites {
     const n = JSON.stringify(calls.map((c) => nonceRow(c.spend)));
     const res = await queryFor(guarded, calls[0].rows, spendAndInsertManyQuery).execute(db, {
       n,
-      nAgain: n,
       ttl: calls[0].spend.ttlMs,
       ...tableArrays(calls.map((c) => c.rows)),
     });

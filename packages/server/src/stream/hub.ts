@@ -11,6 +11,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_MAX_MESSAGE_BYTES } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { StreamConnection } from './connection.js';
+import { afterSettleHooks, type AfterSettle } from '../domain/jobs.js';
+import { endedSessions, endSettledElsewhere, settledCheck } from './settled-elsewhere.js';
 import { FrameScheduler } from './scheduler.js';
 import { STREAM_PATH } from './paths.js';
 
@@ -35,6 +37,10 @@ export class StreamHub {
   private readonly scheduler = new FrameScheduler();
   private readonly ticker: NodeJS.Timeout;
   private closing?: Promise<void>;
+  /** This hub's settlement hook (removed on close) and the cross-process check's state. */
+  private readonly onSettled: AfterSettle;
+  private lastSettledCheck = 0;
+  private checkingSettled = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -42,6 +48,11 @@ export class StreamHub {
   ) {
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
+    this.onSettled = async (settledCtx, job) => {
+      if (settledCtx !== this.ctx || job.mode !== 'stream') return;
+      for (const c of this.conns) if (c.sessionId === job.id) endSettledElsewhere(c);
+    };
+    afterSettleHooks.push(this.onSettled);
   }
 
   attach(server: Server): void {
@@ -81,12 +92,34 @@ export class StreamHub {
         this.log.error({ err }, 'stream tick failed');
       }
     }
+    const wall = Date.now();
+    if (wall - this.lastSettledCheck >= settledCheck.intervalMs && !this.checkingSettled) {
+      this.lastSettledCheck = wall;
+      void this.checkSettledElsewhere();
+    }
+  }
+
+  /** One query for every running session of this hub (another process may have settled one). */
+  private async checkSettledElsewhere(): Promise<void> {
+    const running = new Map<string, StreamConnection>();
+    for (const c of this.conns) if (c.phase === 'running' && c.sessionId) running.set(c.sessionId, c);
+    if (running.size === 0) return;
+    this.checkingSettled = true;
+    try {
+      for (const id of await endedSessions(this.ctx.db.db, [...running.keys()])) endSettledElsewhere(running.get(id)!);
+    } catch (err) {
+      this.log.error({ err }, 'checking for sessions settled elsewhere failed');
+    } finally {
+      this.checkingSettled = false;
+    }
   }
 
   /** Ends every session and closes every socket; idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.ticker);
+      const i = afterSettleHooks.indexOf(this.onSettled);
+      if (i >= 0) afterSettleHooks.splice(i, 1);
       await Promise.all([...this.conns].map((c) => c.shutdown()));
       this.conns.clear();
       await new Promise<void>((resolve) => this.wss.close(() => resolve()));

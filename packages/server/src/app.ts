@@ -9,7 +9,7 @@ import { isErrorCode, ERROR_STATUS } from '@vitals/protocol';
 import { newRequestId } from './ids.js';
 import { ApiError } from './errors.js';
 import { schemaCompiler } from './validation.js';
-import { parseUntrustedJson } from './json.js';
+import { takeJsonBody } from './json.js';
 import { SignatureLayer } from './auth/signature.js';
 import type { AppContext } from './context.js';
 import { measurementRoutes } from './routes/measurements.js';
@@ -126,22 +126,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   return app;
 }
 
-/** preValidation step for signed JSON routes: parse the verified bytes. */
+/** preValidation step for signed JSON routes: parse the verified bytes (json.ts `takeJsonBody`). */
 async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<void> {
-  const raw = req.body;
-  if (!Buffer.isBuffer(raw)) return;
-  req.rawBody = raw;
-  if (raw.length === 0) {
-    req.body = undefined;
-    return;
-  }
-  const type = String(req.headers['content-type'] ?? '');
-  if (!type.includes('json')) throw new ApiError('validation_error', 'body must be application/json');
-  try {
-    req.body = parseUntrustedJson(raw.toString('utf8'));
-  } catch {
-    throw new ApiError('validation_error', 'body is not valid JSON (or carries a __proto__ / constructor.prototype key)');
-  }
+  const refused = takeJsonBody(req);
+  if (refused === 'not_json_type') throw new ApiError('validation_error', 'body must be application/json');
+  if (refused === 'invalid_json') throw new ApiError('validation_error', 'body is not valid JSON (or carries a __proto__ / constructor.prototype key)');
 }
 
 /** The one mapper from any error to the wire (STYLE habit 1). */

@@ -26,7 +26,7 @@ import type { KeyRecord } from '../store/orgs-keys.js';
 import { appendUsage, type UsageRow } from '../store/usage-log.js';
 import type { NonceSpend } from '../store/nonces.js';
 import type { DbHandle } from '../store/db.js';
-import { parseUntrustedJson } from '../json.js';
+import { takeJsonBody } from '../json.js';
 import { rateHeaders, RateLimiter } from './rate-limiter.js';
 import type { AppContext } from '../context.js';
 
@@ -135,7 +135,8 @@ export class SignatureLayer {
     req.auth = { key };
     if (defer) {
       req.deferredNonce = new DeferredNonce(this, this.ctx.db, req, spend, counted);
-      if (!takeJsonBody(req)) await req.deferredNonce.settle();
+      // A body the JSON step will refuse (400) settles the nonce first: a replay is still nonce_reused.
+      if (takeJsonBody(req) !== null) await req.deferredNonce.settle();
     }
   };
 
@@ -218,26 +219,6 @@ export class DeferredNonce {
     const s = this.spend;
     if (!(await this.db.spendNonce(s))) await this.layer.replayed(this.req, s, this.counted);
   }
-}
-
-/**
- * A `deferNonce` route's JSON body, parsed here rather than by the JSON step that follows this hook
- * (app.ts `parseJsonBody`, which then finds it parsed): false when that step would refuse it (not
- * JSON), which it still does, after the nonce has been settled. Same rules and the same parser.
- */
-function takeJsonBody(req: FastifyRequest): boolean {
-  const raw = req.body;
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return true; // nothing to refuse; validation rules on it
-  if (!String(req.headers['content-type'] ?? '').includes('json')) return false;
-  let body: unknown;
-  try {
-    body = parseUntrustedJson(raw.toString('utf8'));
-  } catch {
-    return false;
-  }
-  req.rawBody = raw;
-  req.body = body;
-  return true;
 }
 
 /**

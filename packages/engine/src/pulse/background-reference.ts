@@ -11,6 +11,7 @@ import { bandLimitedChannel, conditionPulse, extractPulses, unitVariance, type P
 import { posPulse } from './pos.js';
 import { chromPulse } from './chrom.js';
 import type { BufferPool } from '../dsp/buffers.js';
+import { rejectReferences } from './reference-regression.js';
 
 export interface Channels {
   r: Float64Array;
@@ -18,9 +19,6 @@ export interface Channels {
   b: Float64Array;
 }
 
-const WINDOW_SEC = 10;
-/** Ridge term relative to the background's own energy: a flat background yields no correction. */
-const RIDGE = 1e-3;
 
 /**
  * Skin channels with everything the background explains removed, in the band-limited form POS
@@ -33,8 +31,8 @@ export function rejectBackground(skin: Channels, bg: Channels, sampleRateHz: num
 
 /**
  * Scratch arrays (synchronous, never returned): `grow(k, n)` makes `scratch[k]` hold at least n
- * values. Slots: 0–2 the band-limited background, 3–5 its zero-mean references, 6–8 the
- * band-limited skin, 9 the overlap-add weights, 10 one window's fit, 11 the small normal equations.
+ * values. Slots: 0–2 the band-limited background, 3–5 its zero-mean references (the regression's own
+ * slots are in reference-regression.ts).
  */
 const scratch: Float64Array[] = [];
 
@@ -54,20 +52,6 @@ function bandLimited(c: Channels, sampleRateHz: number, band: PulseBand): Channe
   };
 }
 
-/** Hann taper values per window length (the same expression as the per-sample one they replace). */
-const tapers = new Map<number, Float64Array>();
-
-function taper(len: number): Float64Array {
-  let t = tapers.get(len);
-  if (!t) {
-    t = new Float64Array(len);
-    for (let k = 0; k < len; k++) t[k] = 0.5 - 0.5 * Math.cos((2 * Math.PI * (k + 0.5)) / len);
-    if (tapers.size >= 64) tapers.clear();
-    tapers.set(len, t);
-  }
-  return t;
-}
-
 /** The band-limited background channels as zero-mean references (scratch slots 3–5, length n each). */
 function backgroundRefs(bgBand: Channels): Float64Array[] {
   return [bgBand.r, bgBand.g, bgBand.b].map((c, k) => {
@@ -81,178 +65,6 @@ function backgroundRefs(bgBand: Channels): Float64Array[] {
 /** rejectBackground with the background already band-limited (shared with backgroundPulse). */
 function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
   return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band, pool);
-}
-
-/** A fresh array, or the pool's array for `name` (zeroed) when there is a pool. */
-function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Array {
-  return pool ? pool.get(name, n).fill(0) : new Float64Array(n);
-}
-
-/**
- * Windowed least-squares rejection of any number of reference signals (band-limited, zero mean:
- * the three background channels, the corners' texture energy) from the band-limited skin channels:
- * 10 s Hann windows with half overlap, overlap-added. Band-limited signals have few independent
- * samples (≈ 2 × bandwidth × duration), so q regressors explain a share q/dof of any skin trace by
- * chance alone; each fit is shrunk by max(0, 1 − chance/R²): a chance fit removes nothing, a real
- * shared artifact almost all of it. A ridge term relative to the references' energy keeps a flat
- * reference from producing a correction.
- */
-function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
-  const n = skin.r.length;
-  // The band-limited channels minus one (their zero-mean fluctuation), as computed in two steps.
-  const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(6 + k, n), true));
-  const q = refs.length;
-  const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
-  if (len < 8 || q === 0) return { r: s[0].map((v) => v + 1), g: s[1].map((v) => v + 1), b: s[2].map((v) => v + 1) };
-  const out = [zeros(pool, 'rejectR', n), zeros(pool, 'rejectG', n), zeros(pool, 'rejectB', n)];
-  const wsum = grow(9, n).fill(0, 0, n);
-  const step = Math.max(1, len >> 1);
-  const starts: number[] = [];
-  for (let st = 0; st + len <= n; st += step) starts.push(st);
-  if (starts[starts.length - 1] + len < n) starts.push(n - len);
-  const dof = Math.max(2 * q, 2 * (band.highHz - band.lowHz) * (len / sampleRateHz));
-  const chance = q / dof;
-  const fit = grow(10, len);
-  const hann = taper(len);
-  // Normal equations: xtx (q·q), then xty for the three channels (3·q), then solveN's q·(q+1) + q.
-  const small = grow(11, q * q + 3 * q + q * (q + 1) + q);
-  const xtx = small.subarray(0, q * q);
-  const xty = [0, 1, 2].map((c) => small.subarray(q * q + c * q, q * q + (c + 1) * q));
-  const solveWork = small.subarray(q * q + 3 * q);
-  for (const st of starts) {
-    const end = st + len;
-    for (let a = 0; a < q; a++) {
-      // refs[a] against refs[a..q) and the three skin channels: each dot product is summed over i
-      // in order as before, up to four at a time in one loop (independent sums run in parallel).
-      const xa = refs[a];
-      const partners = q - a + 3;
-      for (let p0 = 0; p0 < partners; p0 += 4) {
-        const pa = partner(refs, s, a, p0, partners);
-        const pb = partner(refs, s, a, p0 + 1, partners);
-        const pc = partner(refs, s, a, p0 + 2, partners);
-        const pd = partner(refs, s, a, p0 + 3, partners);
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        for (let i = st; i < end; i++) {
-          const x = xa[i];
-          s0 += x * pa[i];
-          s1 += x * pb[i];
-          s2 += x * pc[i];
-          s3 += x * pd[i];
-        }
-        const sums = [s0, s1, s2, s3];
-        for (let k = 0; k < 4 && p0 + k < partners; k++) {
-          const p = p0 + k;
-          if (p < q - a) {
-            xtx[a * q + a + p] = sums[k];
-            xtx[(a + p) * q + a] = sums[k];
-          } else {
-            xty[p - (q - a)][a] = sums[k];
-          }
-        }
-      }
-    }
-    let trace = 0;
-    for (let a = 0; a < q; a++) trace += xtx[a * q + a];
-    const ridge = RIDGE * trace + 1e-15;
-    for (let a = 0; a < q; a++) xtx[a * q + a] += ridge;
-    for (let c = 0; c < 3; c++) {
-      const beta = solveN(xtx, xty[c], q, solveWork);
-      const sc = s[c];
-      fitWindow(fit, refs, beta, st, end);
-      let ss = 0;
-      let fitSs = 0;
-      for (let i = st; i < end; i++) {
-        const f = fit[i - st];
-        ss += sc[i] * sc[i];
-        fitSs += f * f;
-      }
-      const r2 = ss > 0 ? Math.min(1, fitSs / ss) : 0;
-      const shrink = r2 > chance ? 1 - chance / r2 : 0;
-      const o = out[c];
-      for (let i = st; i < end; i++) {
-        const w = hann[i - st];
-        if (c === 0) wsum[i] += w;
-        o[i] += w * (sc[i] - shrink * fit[i - st]);
-      }
-    }
-  }
-  for (let c = 0; c < 3; c++) {
-    const o = out[c];
-    const sc = s[c];
-    for (let i = 0; i < n; i++) o[i] = (wsum[i] > 1e-9 ? o[i] / wsum[i] : sc[i]) + 1;
-  }
-  return { r: out[0], g: out[1], b: out[2] };
-}
-
-/**
- * fit[i − st] = Σ_a beta[a]·refs[a][i] for i in [st, end), the terms added in order of a starting
- * from 0 (as a per-sample loop over a would); three and four references in one pass.
- */
-function fitWindow(fit: Float64Array, refs: Float64Array[], beta: Float64Array, st: number, end: number): void {
-  const q = refs.length;
-  const x0 = refs[0];
-  const b0 = beta[0];
-  if (q === 3 || q === 4) {
-    const x1 = refs[1];
-    const x2 = refs[2];
-    const b1 = beta[1];
-    const b2 = beta[2];
-    if (q === 3) {
-      for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i] + b1 * x1[i] + b2 * x2[i];
-    } else {
-      const x3 = refs[3];
-      const b3 = beta[3];
-      for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i] + b1 * x1[i] + b2 * x2[i] + b3 * x3[i];
-    }
-    return;
-  }
-  for (let i = st; i < end; i++) fit[i - st] = 0 + b0 * x0[i];
-  for (let a = 1; a < q; a++) {
-    const xa = refs[a];
-    const ba = beta[a];
-    for (let i = st; i < end; i++) fit[i - st] += ba * xa[i];
-  }
-}
-
-/**
- * Partner p of reference a in the normal equations: refs[a + p] for p < q − a, then the skin
- * channels; past the last partner, refs[a] again (a dummy sum, discarded).
- */
-function partner(refs: Float64Array[], s: Float64Array[], a: number, p: number, partners: number): Float64Array {
-  if (p >= partners) return refs[a];
-  const q = refs.length;
-  return p < q - a ? refs[a + p] : s[p - (q - a)];
-}
-
-/**
- * Solves the q×q system A x = y (A row-major, not modified); zeros when singular. `work` holds at
- * least q·(q+1) + q values; the solution is its last q (a view, valid until the next solve).
- */
-function solveN(a: Float64Array, y: Float64Array, q: number, work: Float64Array): Float64Array {
-  const m = work.subarray(0, q * (q + 1));
-  const x = work.subarray(q * (q + 1), q * (q + 1) + q);
-  for (let r = 0; r < q; r++) {
-    for (let c = 0; c < q; c++) m[r * (q + 1) + c] = a[r * q + c];
-    m[r * (q + 1) + q] = y[r];
-  }
-  const w = q + 1;
-  for (let c = 0; c < q; c++) {
-    let p = c;
-    for (let r = c + 1; r < q; r++) if (Math.abs(m[r * w + c]) > Math.abs(m[p * w + c])) p = r;
-    if (Math.abs(m[p * w + c]) < 1e-18) return x.fill(0);
-    if (p !== c) for (let k = 0; k < w; k++) [m[c * w + k], m[p * w + k]] = [m[p * w + k], m[c * w + k]];
-    for (let r = 0; r < q; r++) {
-      if (r === c) continue;
-      const f = m[r * w + c] / m[c * w + c];
-      if (f === 0) continue;
-      for (let k = c; k < w; k++) m[r * w + k] -= f * m[c * w + k];
-    }
-  }
-  for (let r = 0; r < q; r++) x[r] = m[r * w + q] / m[r * w + r];
-  return x;
 }
 
 /** The background run through the same POS projection: what a pulse-less region "measures". */

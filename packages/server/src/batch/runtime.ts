@@ -72,6 +72,8 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
       return starting;
     },
   };
+  // Closed in reverse order: the worker (pushed when it starts), then the queue, then the store.
+  ctx.onClose.push(() => objects.close?.());
   ctx.onClose.push(() => queue.stop());
   installHooks();
   return rt;

@@ -34,4 +34,6 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** Keys stored before `epochMs` (the sweeper's safety net for objects whose record is gone). */
   listOlderThan(epochMs: number): Promise<string[]>;
+  /** Releases connections the adapter holds (the S3 client's sockets); called once at shutdown. */
+  close?(): Promise<void>;
 }

@@ -17,3 +17,17 @@ export class BufferPool {
     return a;
   }
 }
+
+/**
+ * Growable scratch arrays by slot for synchronous stages whose working arrays are never returned:
+ * `grow(k, n)` gives slot k with at least n values (contents unspecified), reallocating only when
+ * a longer capture needs more.
+ */
+export function scratchSlots(): (k: number, n: number) => Float64Array {
+  const slots: Float64Array[] = [];
+  return (k, n) => {
+    let a = slots[k];
+    if (!a || a.length < n) slots[k] = a = new Float64Array(Math.max(n, 2 * (a?.length ?? 0), 256));
+    return a;
+  };
+}

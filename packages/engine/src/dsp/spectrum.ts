@@ -22,7 +22,7 @@ function plan(size: number): { fft: FFT; input: Float64Array; out: Float64Array;
 /** Hann taper values for segment length n (the same expression as before, computed once per n). */
 const hannWindows = new Map<number, Float64Array>();
 
-function hannWindow(n: number): Float64Array {
+export function hannWindow(n: number): Float64Array {
   let w = hannWindows.get(n);
   if (!w) {
     w = new Float64Array(n);

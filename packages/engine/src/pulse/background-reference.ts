@@ -10,7 +10,7 @@
 import { bandLimitedChannel, conditionPulse, extractPulses, unitVariance, type PulseBand } from './pulse-signals.js';
 import { posPulse } from './pos.js';
 import { chromPulse } from './chrom.js';
-import type { BufferPool } from '../dsp/buffers.js';
+import { scratchSlots, type BufferPool } from '../dsp/buffers.js';
 import { rejectReferences } from './reference-regression.js';
 
 export interface Channels {
@@ -29,18 +29,8 @@ export function rejectBackground(skin: Channels, bg: Channels, sampleRateHz: num
   return rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
 }
 
-/**
- * Scratch arrays (synchronous, never returned): `grow(k, n)` makes `scratch[k]` hold at least n
- * values. Slots: 0–2 the band-limited background, 3–5 its zero-mean references (the regression's own
- * slots are in reference-regression.ts).
- */
-const scratch: Float64Array[] = [];
-
-function grow(k: number, n: number): Float64Array {
-  let a = scratch[k];
-  if (!a || a.length < n) scratch[k] = a = new Float64Array(Math.max(n, 2 * (a?.length ?? 0), 256));
-  return a;
-}
+/** Scratch slots (dsp/buffers.ts): 0–2 the band-limited background, 3–5 its zero-mean references. */
+const grow = scratchSlots();
 
 /** The three channels normalised and band-limited (bandLimitedChannel), in scratch slots 0–2. */
 function bandLimited(c: Channels, sampleRateHz: number, band: PulseBand): Channels {

@@ -3,7 +3,8 @@
 // realistic situations", CVPR 2014, rectify the face trace with the background trace by an adaptive
 // filter; here a windowed least-squares fit with chance-level shrinkage and a ridge term).
 import { bandLimitedChannel, type PulseBand } from './pulse-signals.js';
-import type { BufferPool } from '../dsp/buffers.js';
+import { scratchSlots, type BufferPool } from '../dsp/buffers.js';
+import { hannWindow } from '../dsp/spectrum.js';
 import type { Channels } from './background-reference.js';
 
 const WINDOW_SEC = 10;
@@ -11,31 +12,10 @@ const WINDOW_SEC = 10;
 const RIDGE = 1e-3;
 
 /**
- * Scratch arrays (synchronous, never returned): `grow(k, n)` makes `scratch[k]` hold at least n
- * values. Slots: 6–8 the band-limited skin, 9 the overlap-add weights, 10 one window's fit, 11 the
- * small normal equations (0–5 unused here: the numbering is background-reference.ts's).
+ * Scratch slots (dsp/buffers.ts): 0–2 the band-limited skin, 3 the overlap-add weights, 4 one
+ * window's fit, 5 the small normal equations.
  */
-const scratch: Float64Array[] = [];
-
-function grow(k: number, n: number): Float64Array {
-  let a = scratch[k];
-  if (!a || a.length < n) scratch[k] = a = new Float64Array(Math.max(n, 2 * (a?.length ?? 0), 256));
-  return a;
-}
-
-/** Hann taper values per window length (the same expression as the per-sample one they replace). */
-const tapers = new Map<number, Float64Array>();
-
-function taper(len: number): Float64Array {
-  let t = tapers.get(len);
-  if (!t) {
-    t = new Float64Array(len);
-    for (let k = 0; k < len; k++) t[k] = 0.5 - 0.5 * Math.cos((2 * Math.PI * (k + 0.5)) / len);
-    if (tapers.size >= 64) tapers.clear();
-    tapers.set(len, t);
-  }
-  return t;
-}
+const grow = scratchSlots();
 
 /** A fresh array, or the pool's array for `name` (zeroed) when there is a pool. */
 function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Array {
@@ -54,22 +34,22 @@ function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Ar
 export function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
   const n = skin.r.length;
   // The band-limited channels minus one (their zero-mean fluctuation), as computed in two steps.
-  const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(6 + k, n), true));
+  const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(k, n), true));
   const q = refs.length;
   const len = Math.min(n, Math.round(WINDOW_SEC * sampleRateHz));
   if (len < 8 || q === 0) return { r: s[0].map((v) => v + 1), g: s[1].map((v) => v + 1), b: s[2].map((v) => v + 1) };
   const out = [zeros(pool, 'rejectR', n), zeros(pool, 'rejectG', n), zeros(pool, 'rejectB', n)];
-  const wsum = grow(9, n).fill(0, 0, n);
+  const wsum = grow(3, n).fill(0, 0, n);
   const step = Math.max(1, len >> 1);
   const starts: number[] = [];
   for (let st = 0; st + len <= n; st += step) starts.push(st);
   if (starts[starts.length - 1] + len < n) starts.push(n - len);
   const dof = Math.max(2 * q, 2 * (band.highHz - band.lowHz) * (len / sampleRateHz));
   const chance = q / dof;
-  const fit = grow(10, len);
-  const hann = taper(len);
+  const fit = grow(4, len);
+  const hann = hannWindow(len);
   // Normal equations: xtx (q·q), then xty for the three channels (3·q), then solveN's q·(q+1) + q.
-  const small = grow(11, q * q + 3 * q + q * (q + 1) + q);
+  const small = grow(5, q * q + 3 * q + q * (q + 1) + q);
   const xtx = small.subarray(0, q * q);
   const xty = [0, 1, 2].map((c) => small.subarray(q * q + c * q, q * q + (c + 1) * q));
   const solveWork = small.subarray(q * q + 3 * q);

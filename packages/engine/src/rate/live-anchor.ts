@@ -11,7 +11,7 @@ import type { HrWindow } from './hr-spectrum.js';
 const GRID_MIN_BPM = 20;
 const GRID_BINS = 240;
 
-/** Windows averaged before the anchor is trusted (a third of the offline anchor's minute). */
+/** Windows averaged before the anchor is trusted: 20 one-second steps, i.e. from 30 s of capture. */
 export const LIVE_ANCHOR_MIN_WINDOWS = 20;
 
 export class LiveAnchor {

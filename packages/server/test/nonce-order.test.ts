@@ -185,6 +185,9 @@ describe('RateLimiter.refund', () => {
     expect(r.hit('k', 1, 61_000).allowed).toBe(true);
     r.refund('k', 3000);
     expect(r.hit('k', 1, 62_000).allowed).toBe(false);
+    // Refunding a key that has no hits in the window gives nothing (and does not throw).
     r.refund('other', 62_000);
+    expect(r.hit('other', 1, 62_000).allowed).toBe(true);
+    expect(r.hit('other', 1, 62_500).allowed).toBe(false);
   });
 });

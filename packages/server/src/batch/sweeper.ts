@@ -20,7 +20,7 @@ export async function deleteObject(ctx: AppContext, rt: BatchRuntime, objectKey:
     .execute();
 }
 
-export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ swept: number; expiredJobs: number }> {
+export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ swept: number; expiredJobs: number; unremoved: number }> {
   const db = ctx.db.db;
   const now = ctx.clock.now();
   const due = await db
@@ -41,13 +41,20 @@ export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ sw
   // Safety net for objects without a live record (an upload interrupted by a crash): by real time.
   // Any adapter (the folder, S3); only the folder lists its temporary files (`.tmp-…`).
   const objects = rt.objects;
+  let unremoved = 0;
   for (const name of await objects.listOlderThan(Date.now() - ctx.config.uploadTtlSec * 1000)) {
-    if (name.startsWith('.tmp-')) {
-      if (objects instanceof FsObjectStore) await objects.deleteRaw(name);
-    } else {
-      const live = await db.selectFrom('uploads').select('object_key').where('object_key', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
-      if (!live) await objects.delete(name);
+    // One entry that cannot be removed (a stray file in the folder, a store hiccup) must not stop
+    // the rest of the sweep, run after run.
+    try {
+      if (name.startsWith('.tmp-')) {
+        if (objects instanceof FsObjectStore) await objects.deleteRaw(name);
+      } else {
+        const live = await db.selectFrom('uploads').select('object_key').where('object_key', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+        if (!live) await objects.delete(name);
+      }
+    } catch {
+      unremoved++;
     }
   }
-  return { swept: due.length, expiredJobs };
+  return { swept: due.length, expiredJobs, unremoved };
 }

@@ -149,12 +149,14 @@ export class S3ObjectStore implements ObjectStore {
     try {
       const storedAt = Date.now();
       for (let attempt = 1; ; attempt++) {
+        // Closed after every attempt: a failed PutObject may stop reading it without closing it.
+        const Body = fs.createReadStream(tmp);
         try {
           await putClient.send(
             new m.PutObjectCommand({
               Bucket: this.settings.bucket,
               Key,
-              Body: fs.createReadStream(tmp),
+              Body,
               ContentLength: size,
               ContentType: 'application/octet-stream',
               Metadata: { sha256, 'stored-at': String(storedAt) },
@@ -166,6 +168,8 @@ export class S3ObjectStore implements ObjectStore {
           const retryable = status === undefined || status >= 500 || status === 429 || Boolean((err as SdkError).$retryable);
           if (!retryable || attempt >= PUT_ATTEMPTS) throw wrap('PutObject', err);
           await sleep(200 * 4 ** (attempt - 1));
+        } finally {
+          Body.destroy();
         }
       }
     } finally {

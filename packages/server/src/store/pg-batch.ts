@@ -105,8 +105,14 @@ function spendAndInsertManyQuery(sample: readonly InsertRow[]): Prepared {
   });
 }
 
-/** A failure reported by the server for one statement: it was rolled back, so retrying items alone is safe. */
-const statementFailed = (err: unknown): boolean => err instanceof pg.DatabaseError;
+/**
+ * A statement the server rolled back because of the data it carried (SQLSTATE class 22, data
+ * exception, or 23, integrity constraint): one item may be at fault, so the group's items are
+ * retried one statement each. Any other failure (connection lost, timeout, read-only after a
+ * failover, disk full) is not about an item: it fails the group as it is, without 64 retries
+ * against a database that is already failing.
+ */
+const itemMayBeAtFault = (err: unknown): boolean => err instanceof pg.DatabaseError && /^2[23]/.test(err.code ?? '');
 
 /** Values JSON carries exactly into the tables' columns (text, finite numbers, null). */
 const isPlain = (v: unknown): boolean =>
@@ -197,7 +203,11 @@ export function pgBatchedWrites(db: Kysely<Database>): PgBatchedWrites {
           await insertGroup(idx.map((i) => units[i]));
           for (const i of idx) outcomes[i] = { ok: true, value: undefined };
         } catch (err) {
-          if (!statementFailed(err)) throw err;
+          // Each group answers for itself: another group of the batch may still be committing.
+          if (idx.length === 1 || !itemMayBeAtFault(err)) {
+            for (const i of idx) outcomes[i] = { ok: false, error: err };
+            return;
+          }
           const alone = await Promise.all(idx.map((i) => settle(insertGroup([units[i]]))));
           idx.forEach((i, k) => (outcomes[i] = alone[k]));
         }
@@ -233,8 +243,9 @@ export function pgBatchedWrites(db: Kysely<Database>): PgBatchedWrites {
 /**
  * Runs `write` over the items of a batch with distinct nonces, grouped by `groupKey` and sorted by
  * nonce; `write` says which of its items spent their nonce now. A nonce twice in one batch: only
- * its first use can be fresh, the later ones are replays of it. A group whose statement fails in
- * the database is retried one item at a time, so only the item at fault gets the error.
+ * its first use can be fresh, the later ones are replays of it. A group whose statement the database
+ * refuses for its data is retried one item at a time, so only the item at fault gets the error; any
+ * other failure fails that group alone.
  */
 async function spendDistinct(
   spends: NonceSpend[],
@@ -242,14 +253,16 @@ async function spendDistinct(
   write: (group: number[]) => Promise<boolean[]>,
 ): Promise<Array<Outcome<boolean>>> {
   const outcomes: Array<Outcome<boolean>> = spends.map(() => ({ ok: true, value: false }));
-  const seen = new Set<string>();
+  const firstUse = new Map<string, number>();
   const distinct: number[] = [];
+  const repeats: Array<[number, number]> = [];
   spends.forEach((s, i) => {
     const k = nonceKey(s);
-    if (!seen.has(k)) {
-      seen.add(k);
+    const first = firstUse.get(k);
+    if (first === undefined) {
+      firstUse.set(k, i);
       distinct.push(i);
-    }
+    } else repeats.push([i, first]);
   });
   await Promise.all(
     groupBy(distinct, groupKey).map(async (group) => {
@@ -258,7 +271,12 @@ async function spendDistinct(
         const fresh = await write(group);
         group.forEach((i, k) => (outcomes[i] = { ok: true, value: fresh[k] }));
       } catch (err) {
-        if (!statementFailed(err)) throw err;
+        // Each group answers for itself: another group of the batch may still be committing, and
+        // its callers must not hear an error for rows that are stored.
+        if (group.length === 1 || !itemMayBeAtFault(err)) {
+          for (const i of group) outcomes[i] = { ok: false, error: err };
+          return;
+        }
         await Promise.all(
           group.map(async (i) => {
             const alone = await settle(write([i]));
@@ -268,6 +286,9 @@ async function spendDistinct(
       }
     }),
   );
+  // A repeat is a replay of its first use, unless that use failed: then nothing was spent, and
+  // the repeat hears the same error rather than "reused".
+  for (const [i, first] of repeats) if (!outcomes[first].ok) outcomes[i] = outcomes[first];
   return outcomes;
 }
 

@@ -68,8 +68,13 @@ export async function createJob(ctx: AppContext, key: KeyRecord, body: JobCreate
     throw new ApiError('object_too_large', `the ${upload.kind} limit is ${upload.max_bytes} bytes`);
   if (stored.sha256 !== body.sha256)
     throw new ApiError('sha256_mismatch', 'sha256 does not match the uploaded bytes');
-  if (upload.job_id && upload.job_id !== '')
+  if (upload.job_id && upload.job_id !== '') {
+    // A concurrent duplicate (same idempotency key) may have bound the object after our first
+    // look for it: then this is the idempotent repeat, not a conflict.
+    const winner = await findByIdempotencyKey(db, key.id, body.idempotencyKey);
+    if (winner) return { job: sameOrConflict(winner, body.sha256), created: false };
     throw new ApiError('conflict', 'the object already belongs to another job');
+  }
 
   let superseded: JobRow | undefined;
   if (body.supersedes !== undefined) {

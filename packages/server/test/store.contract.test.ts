@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { Migrator, sql } from 'kysely';
 import { newLogId, newMeasurementId, randomHex, ZERO_LOG_ID, sha256Hex } from '@vitals/protocol';
 import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
+import { migrationProvider } from '../src/store/migrations/index.js';
 import { createKey, createOrg, getKey, getOrg, setKeyStatus } from '../src/store/orgs-keys.js';
 import { spendNonce, sweepNonces } from '../src/store/nonces.js';
 import { appendUsage, listUsage, usageLogRow, type UsageRow } from '../src/store/usage-log.js';
@@ -183,6 +185,30 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
       await spendNonce(db(), 'k', 'new-nonce', T, 5000);
       expect(await sweepNonces(db(), T + 1000)).toBe(1);
       expect(await spendNonce(db(), 'k', 'new-nonce', T + 1000, 5000)).toBe(false);
+    });
+
+    test('migration 004 keeps every spent nonce (a replay across the upgrade is refused); on SQLite the table is clustered on its key', async () => {
+      const fresh = await adapter.open();
+      try {
+        const fdb = fresh.db.db;
+        const migrated = await new Migrator({ db: fdb, provider: migrationProvider }).migrateTo('003-batch');
+        expect(migrated.error).toBeUndefined();
+        expect(await spendNonce(fdb, 'k', 'spent-before', T, 600_000)).toBe(true);
+        expect(await spendNonce(fdb, 'k', 'expired-before', T - 700_000, 600_000)).toBe(true);
+        expect(await migrateToLatest(fdb)).toEqual(['004-nonces-without-rowid']);
+        expect(await spendNonce(fdb, 'k', 'spent-before', T + 1, 600_000)).toBe(false);
+        expect(await spendNonce(fdb, 'k', 'expired-before', T, 600_000)).toBe(true);
+        expect(await spendNonce(fdb, 'k', 'fresh-after', T, 600_000)).toBe(true);
+        expect(await sweepNonces(fdb, T + 600_001)).toBe(3);
+        if (adapter.name === 'sqlite') {
+          const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where tbl_name = 'nonces' order by name`.execute(fdb);
+          // No separate index for the key: the rows are stored in its B-tree (a rowid table also had sqlite_autoindex_nonces_1).
+          expect(rows.map((r) => r.name)).toEqual(['nonces', 'nonces_expiry']);
+          expect(rows[0].sql).toMatch(/without rowid\s*$/i);
+        }
+      } finally {
+        await fresh.cleanup();
+      }
     });
   });
 

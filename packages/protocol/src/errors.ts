@@ -34,6 +34,9 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   cloud_unavailable: 503,
+  // Not shown: the service's database is slow, saturated or down; sent with `Retry-After` (seconds).
+  // Not `cloud_unavailable`, which is about cloud inference (docs/decisions.md, "Store outages").
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

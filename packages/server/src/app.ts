@@ -10,6 +10,7 @@ import { newRequestId } from './ids.js';
 import { ApiError } from './errors.js';
 import { schemaCompiler } from './validation.js';
 import { takeJsonBody } from './json.js';
+import { unavailableReason } from './store/unavailable.js';
 import { SignatureLayer } from './auth/signature.js';
 import type { AppContext } from './context.js';
 import { measurementRoutes } from './routes/measurements.js';
@@ -60,7 +61,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     origin: true,
     methods: ['GET', 'POST', 'PUT', 'OPTIONS'],
     allowedHeaders: ['content-type', 'x-key-id', 'x-timestamp', 'x-nonce', 'x-signature', 'authorization'],
-    exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+    exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
     maxAge: 600,
   });
 
@@ -111,7 +112,12 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   });
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
     const { status, code, message, headers } = toWireError(err);
-    if (status >= 500) req.log.error({ err }, 'unhandled error');
+    if (code === 'service_unavailable') {
+      // Expected while the database is away: a warning, with the reason's short token only (no
+      // error object: a socket error names the database host, a driver error may quote SQL).
+      const route = req.routeOptions.url ?? '(unmatched)';
+      req.log.warn({ method: req.method, route, reason: unavailableReason(err) }, 'store unavailable: answered 503');
+    } else if (status >= 500) req.log.error({ err }, 'unhandled error');
     void reply.code(status).headers(headers).send({ ok: false, error: { code, message } });
   });
 
@@ -136,6 +142,12 @@ async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<voi
 /** The one mapper from any error to the wire (STYLE habit 1). */
 export function toWireError(err: unknown): { status: number; code: string; message: string; headers: Record<string, string> } {
   if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+  // The database is slow, saturated or down (store/unavailable.ts): retryable, unlike internal_error.
+  // A fixed message: the driver's would name hosts or quote SQL.
+  if (unavailableReason(err) !== undefined) {
+    const message = 'the service is temporarily unavailable; retry shortly';
+    return { status: 503, code: 'service_unavailable', message, headers: { 'Retry-After': '1' } };
+  }
   const e = err as FastifyError;
   if (e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return { status: 413, code: 'payload_too_large', message: 'request body too large', headers: {} };

@@ -26,7 +26,7 @@ Commands:
 ${extraCommands.map((c) => `  ${c.usage}`).join('\n')}
 
 Environment: VITALS_DATA_DIR (default ./.vitals), VITALS_DATABASE_URL (postgres://... switches to PostgreSQL),
-VITALS_PUBLIC_URL, VITALS_WEBHOOK_ALLOW_HOSTS, VITALS_*_TTL_SEC (see docs/operating.md).`;
+VITALS_PUBLIC_URL, VITALS_WEBHOOK_ALLOW_HOSTS, VITALS_*_TTL_SEC, VITALS_DB_* (PostgreSQL limits; see docs/operating.md).`;
 
 const OPTIONS = {
   host: { type: 'string' },
@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     case 'migrate': {
       const db = openStore(config);
       try {
-        const applied = await migrateToLatest(db.db);
+        const applied = await db.unlimited(migrateToLatest);
         out({ applied });
       } finally {
         await db.close();

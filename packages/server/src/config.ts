@@ -20,12 +20,29 @@ export interface Config {
   readonly idleTimeoutSec: number;
   /** Usage-log rows older than this many days are deleted (usage-retention.ts); 0 keeps them all. */
   readonly usageLogRetentionDays: number;
+  /** PostgreSQL: longest wait for a connection, pooled or new (ms). */
+  readonly dbConnectTimeoutMs: number;
+  /** PostgreSQL: `statement_timeout` of the store's connections (ms). */
+  readonly dbStatementTimeoutMs: number;
+  /** PostgreSQL: writes of one batched kind that may wait for a batch before more are refused (503). */
+  readonly dbMaxQueuedWrites: number;
   /** Secret that signs session tokens and upload URLs; generated and kept in the data dir when unset. */
   readonly serverSecret: string | undefined;
   readonly version: string;
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * Defaults of the store's limits on PostgreSQL (docs/operating.md; docs/decisions.md, "Store
+ * outages"): fail a request in seconds when the database is slow, saturated or down.
+ */
+export const DB_LIMIT_DEFAULTS = Object.freeze({ connectTimeoutMs: 5000, statementTimeoutMs: 30_000, maxQueuedWrites: 4096 });
+
+/** Node timers fire at once past 2^31-1 ms; pg's query_timeout is the statement timeout + 1 s. */
+const MAX_TIMER_MS = 2_147_483_647;
+/** How much longer than statement_timeout pg waits for a reply (store/pg-pool.ts). */
+export const QUERY_TIMEOUT_MARGIN_MS = 1000;
 
 /**
  * `VITALS_OBJECTS_URL=s3://bucket[/prefix]?endpoint=http://host:port&region=R&forcePathStyle=true`.
@@ -104,11 +121,12 @@ export function parseObjectsUrl(raw: string, env: Record<string, string | undefi
   return Object.freeze({ bucket, prefix, endpoint, region, forcePathStyle, credentials });
 }
 
-function intFrom(env: Record<string, string | undefined>, name: string, fallback: number): number {
+function intFrom(env: Record<string, string | undefined>, name: string, fallback: number, max?: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${name} must be a positive integer, got "${raw}"`);
+  if (max !== undefined && n > max) throw new ConfigError(`${name} must be at most ${max}, got "${raw}"`);
   return n;
 }
 
@@ -157,6 +175,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     sessionTokenTtlSec: intFrom(env, 'VITALS_SESSION_TOKEN_TTL_SEC', 300),
     idleTimeoutSec: intFrom(env, 'VITALS_IDLE_TIMEOUT_SEC', 10),
     usageLogRetentionDays: retentionDaysFrom(env),
+    dbConnectTimeoutMs: intFrom(env, 'VITALS_DB_CONNECT_TIMEOUT_MS', DB_LIMIT_DEFAULTS.connectTimeoutMs, MAX_TIMER_MS),
+    dbStatementTimeoutMs: intFrom(
+      env,
+      'VITALS_DB_STATEMENT_TIMEOUT_MS',
+      DB_LIMIT_DEFAULTS.statementTimeoutMs,
+      MAX_TIMER_MS - QUERY_TIMEOUT_MARGIN_MS,
+    ),
+    dbMaxQueuedWrites: intFrom(env, 'VITALS_DB_MAX_QUEUED_WRITES', DB_LIMIT_DEFAULTS.maxQueuedWrites, 1_000_000),
     serverSecret: env.VITALS_SERVER_SECRET || undefined,
     version: SERVICE_VERSION,
   });

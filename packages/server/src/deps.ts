@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
-import { openDatabase, type DbHandle } from './store/db.js';
+import { openDatabase, type DbHandle, type OpenOptions } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { KeyCache, type AppContext } from './context.js';
@@ -13,8 +13,17 @@ import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/i
 
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
   return config.databaseUrl
-    ? openDatabase({ databaseUrl: config.databaseUrl, pgSchema: extra.pgSchema })
+    ? openDatabase({ databaseUrl: config.databaseUrl, pgSchema: extra.pgSchema, ...storeLimits(config) })
     : openDatabase({ sqlitePath: path.join(config.dataDir, 'vitals.db'), backgroundCheckpoint: true });
+}
+
+/** The store's limits on PostgreSQL from the configuration (VITALS_DB_*; docs/operating.md). */
+export function storeLimits(config: Config): Pick<OpenOptions, 'connectTimeoutMs' | 'statementTimeoutMs' | 'maxQueuedWrites'> {
+  return {
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    maxQueuedWrites: config.dbMaxQueuedWrites,
+  };
 }
 
 export async function createContext(
@@ -22,7 +31,8 @@ export async function createContext(
   opts: { clock?: Clock; db?: DbHandle; migrate?: boolean; env?: Record<string, string | undefined>; batch?: Partial<BatchConfig> } = {},
 ): Promise<AppContext> {
   const db = opts.db ?? openStore(config);
-  if (opts.migrate !== false) await migrateToLatest(db.db);
+  // Migrations run without the statement limits (DbHandle.unlimited): an upgrade may build an index.
+  if (opts.migrate !== false) await db.unlimited(migrateToLatest);
   const ctx: AppContext = {
     config,
     clock: opts.clock ?? systemClock,

@@ -6,12 +6,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { randomHex } from '@vitals/protocol';
 import { loadConfig, type Config } from './config.js';
 import { ManualClock, systemClock, type Clock } from './clock.js';
-import { openDatabase, type DbHandle } from './store/db.js';
-import { createContext, closeContext } from './deps.js';
+import { openDatabase, type DbHandle, type OpenOptions } from './store/db.js';
+import { createContext, closeContext, storeLimits } from './deps.js';
 import type { AppContext } from './context.js';
+import type { BuildOptions } from './app.js';
 import { createOrg, createKey, microFromUsd, type CreateKeyInput } from './store/orgs-keys.js';
 import { buildServer } from './server.js';
 
@@ -34,8 +37,13 @@ export interface TestKey {
   orgId: string;
 }
 
-/** A database of its own for one test file: SQLite in a temp dir, or a new PostgreSQL schema. */
-export async function openTestDatabase(): Promise<{ db: DbHandle; dataDir: string; cleanup(): Promise<void> }> {
+/**
+ * A database of its own for one test file: SQLite in a temp dir, or a new PostgreSQL schema.
+ * `limits`: the store's PostgreSQL limits (defaults otherwise).
+ */
+export async function openTestDatabase(
+  limits: Pick<OpenOptions, 'connectTimeoutMs' | 'statementTimeoutMs' | 'maxQueuedWrites'> = {},
+): Promise<{ db: DbHandle; dataDir: string; cleanup(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-test-'));
   const url = process.env.VITALS_TEST_DATABASE_URL;
   if (url) {
@@ -43,7 +51,7 @@ export async function openTestDatabase(): Promise<{ db: DbHandle; dataDir: strin
     const admin = openDatabase({ databaseUrl: url, poolSize: 1 });
     await admin.db.schema.createSchema(schema).execute();
     await admin.close();
-    const db = openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 5 });
+    const db = openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 5, ...limits });
     return {
       db,
       dataDir,
@@ -93,13 +101,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** An app for `inject` tests, with an injected clock (a ManualClock unless one is given). */
-export async function createTestApp(opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
-  const store = await openTestDatabase();
+/**
+ * An app for `inject` tests, with an injected clock (a ManualClock unless one is given). The store's
+ * limits come from `env` (VITALS_DB_*), as a deployment's do; `logger` as for buildApp.
+ */
+export async function createTestApp(
+  opts: { clock?: Clock; env?: Record<string, string>; logger?: BuildOptions['logger'] } = {},
+): Promise<TestApp> {
+  const store = await openTestDatabase(storeLimits(loadConfig({ ...opts.env })));
   const config = loadConfig({ ...opts.env, VITALS_DATA_DIR: store.dataDir });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const ctx = await createContext(config, { clock, db: store.db });
-  const { app } = await buildServer(ctx);
+  const { app } = await buildServer(ctx, { logger: opts.logger });
   return {
     app,
     ctx,
@@ -127,4 +140,40 @@ export async function startTestServer(opts: { env?: Record<string, string>; cloc
   const baseUrl = `http://127.0.0.1:${port}`;
   t.ctx.publicUrl = t.config.publicUrl ?? baseUrl;
   return { ...t, baseUrl };
+}
+
+/**
+ * Makes the test app's store refuse writes for real, as a saturated or stalled database does: another
+ * connection holds the write lock, and the app gives up waiting for it quickly. SQLite: a second
+ * connection in `BEGIN IMMEDIATE`, the app's busy_timeout lowered to `sqliteBusyMs` (SQLITE_BUSY);
+ * PostgreSQL: the nonces table locked by a transaction on one of the app's own connections, so the
+ * app's writes run into its statement_timeout (57014; give the app a short
+ * VITALS_DB_STATEMENT_TIMEOUT_MS). Reads of other tables still work. Returns the release.
+ */
+export async function holdStoreWriteLock(t: TestApp, opts: { sqliteBusyMs?: number } = {}): Promise<() => Promise<void>> {
+  const db = t.ctx.db;
+  if (db.dialect === 'sqlite') {
+    const holder = new SQLite(path.join(t.config.dataDir, 'vitals.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    await sql`pragma busy_timeout = ${sql.raw(String(opts.sqliteBusyMs ?? 50))}`.execute(db.db);
+    return async () => {
+      await sql`pragma busy_timeout = 5000`.execute(db.db);
+      holder.exec('ROLLBACK');
+      holder.close();
+    };
+  }
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const holding = db.db.transaction().execute(async (tx) => {
+    await sql`lock table nonces in access exclusive mode`.execute(tx);
+    locked();
+    await released;
+  });
+  await Promise.race([isLocked, holding]);
+  return async () => {
+    release();
+    await holding;
+  };
 }

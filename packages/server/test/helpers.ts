@@ -73,9 +73,11 @@ export interface World {
 
 export const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
 
-export async function createWorld(opts: { keyOptions?: TestKeyOptions; env?: Record<string, string>; now?: number } = {}): Promise<World> {
+export async function createWorld(
+  opts: { keyOptions?: TestKeyOptions; env?: Record<string, string>; now?: number; logger?: Record<string, unknown> } = {},
+): Promise<World> {
   const clock = new ManualClock(opts.now ?? T0);
-  const t = await createTestApp({ clock, env: opts.env });
+  const t = await createTestApp({ clock, env: opts.env, logger: opts.logger });
   const key = await t.createKey(opts.keyOptions);
   const world: World = {
     t,

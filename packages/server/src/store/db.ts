@@ -7,22 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import {
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  type DatabaseIntrospector,
-  type PostgresDialectConfig,
-  type PostgresPool,
-  type PostgresPoolClient,
-} from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoint.js';
 import { GroupCommit, type WriteUnit } from './group-commit.js';
 import { insertAllInOneUnit, insertRows, type InsertRow } from './insert-all.js';
-import { preparedStatementName } from './compiled.js';
 import { spendNonce, type NonceSpend } from './nonces.js';
 import { pgBatchedWrites } from './pg-batch.js';
+import { openPgKysely } from './pg-pool.js';
+import { DB_LIMIT_DEFAULTS } from '../config.js';
 
 // PostgreSQL returns int8/numeric as strings; our values are epoch ms and counters that fit a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -59,6 +52,12 @@ export interface DbHandle {
    * PostgreSQL: one statement, shared by the calls arriving together (pg-batch.ts).
    */
   spendNonceAndInsert(spend: NonceSpend, rows: readonly InsertRow[]): Promise<boolean>;
+  /**
+   * Runs `fn` (the migrations) without the statement limits: PostgreSQL, on a connection of its
+   * own, opened for it and closed after, with no statement_timeout (an index build on a large table
+   * may rightly take minutes); SQLite, on the handle itself (it has no statement limit).
+   */
+  unlimited<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -69,28 +68,37 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (tests isolate themselves in their own schema). */
   pgSchema?: string;
   poolSize?: number;
+  /** PostgreSQL: longest wait for a connection, pooled or new, in ms (pg-pool.ts). Default 5000. */
+  connectTimeoutMs?: number;
+  /**
+   * PostgreSQL: `statement_timeout` of every connection in ms, and pg's `query_timeout` 1 s above it
+   * (pg-pool.ts); 0: none. Default 30000.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * PostgreSQL: writes of one batched kind that may wait for a batch; more are refused at once, and
+   * so is one that waited `connectTimeoutMs` (batcher.ts). Default 4096.
+   */
+  maxQueuedWrites?: number;
   /** SQLite file only: WAL checkpoints in a worker thread instead of inside commits (sqlite-checkpoint.ts). */
   backgroundCheckpoint?: boolean;
 }
 
 export function openDatabase(opts: OpenOptions): DbHandle {
   if (opts.databaseUrl) {
-    const schema = opts.pgSchema?.replace(/[^a-z0-9_]/gi, '');
-    // The search path is a connection startup option, so no query can run before it applies.
-    const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
-      max: opts.poolSize ?? 10,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    const pgOpts = {
+      url: opts.databaseUrl,
+      schema: opts.pgSchema,
+      poolSize: opts.poolSize ?? 10,
+      connectTimeoutMs: opts.connectTimeoutMs ?? DB_LIMIT_DEFAULTS.connectTimeoutMs,
+      statementTimeoutMs: opts.statementTimeoutMs ?? DB_LIMIT_DEFAULTS.statementTimeoutMs,
+    };
+    const db = openPgKysely(pgOpts);
+    // A write waits for a batch slot at most as long as a query waits for a pooled connection.
+    const batched = pgBatchedWrites(db, {
+      maxQueued: opts.maxQueuedWrites ?? DB_LIMIT_DEFAULTS.maxQueuedWrites,
+      maxWaitMs: pgOpts.connectTimeoutMs,
     });
-    // An idle pooled connection can be closed under us (database restart or failover, an
-    // administrator's pg_terminate_backend, a network drop). pg reports that as an 'error' event on
-    // the pool, which crashes the process when nobody listens; the pool has already discarded the
-    // client and opens a new one on the next query, so a warning is all it takes.
-    pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost; the pool reconnects (${err.message})`));
-    const named = withNamedStatements(pool);
-    const dialect = schema ? new SchemaScopedPostgresDialect({ pool: named }, schema) : new PostgresDialect({ pool: named });
-    const db = new Kysely<Database>({ dialect });
-    const batched = pgBatchedWrites(db);
     return {
       db,
       dialect: 'postgres',
@@ -98,6 +106,14 @@ export function openDatabase(opts: OpenOptions): DbHandle {
       spendNonce: batched.spendNonce,
       insertAll: batched.insertAll,
       spendNonceAndInsert: batched.spendNonceAndInsert,
+      unlimited: async (fn) => {
+        const own = openPgKysely({ ...pgOpts, poolSize: 1, statementTimeoutMs: 0 });
+        try {
+          return await fn(own);
+        } finally {
+          await own.destroy();
+        }
+      },
       close: async () => {
         await batched.drain();
         await db.destroy();
@@ -127,6 +143,7 @@ export function openDatabase(opts: OpenOptions): DbHandle {
         await insertRows(tx, rows);
         return true;
       }),
+    unlimited: (fn) => fn(db),
     close: async () => {
       await group.drain();
       await checkpointer?.stop();
@@ -162,57 +179,4 @@ function withStatementCache(sqlite: SQLite.Database, max = 256): SQLite.Database
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-}
-
-/**
- * The pool as Kysely sees it, with the hot-path statements (compiled.ts) sent as named prepared
- * statements: pg parses each once per connection and then sends only Bind/Execute, and the server
- * keeps its plan. Parse, analysis and planning were about a quarter of PostgreSQL's CPU per signed
- * write (docs/benchmarks.md, API). Every other query goes as before (unnamed, planned per call), so
- * queries with varying text never pile up prepared statements on a connection.
- */
-function withNamedStatements(pool: pg.Pool): PostgresPool {
-  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
-    let w = wrapped.get(client);
-    if (!w) {
-      const query = ((q: unknown, values?: unknown[]) => {
-        const name = typeof q === 'string' ? preparedStatementName(q) : undefined;
-        if (name) return client.query({ name, text: q as string, values });
-        return client.query(q as never, values as never);
-      }) as unknown as PostgresPoolClient['query'];
-      w = { query, release: () => client.release() };
-      wrapped.set(client, w);
-    }
-    return w;
-  };
-  return {
-    connect: async () => wrap(await pool.connect()),
-    end: () => pool.end(),
-  };
-}
-
-/**
- * Kysely's introspector lists the tables of every schema, and its Migrator decides whether its own
- * tables exist by name alone: in a schema of its own (tests, several deployments in one database)
- * it would see another schema's `kysely_migration_lock` and never create its own. This dialect
- * shows the introspector only the schema in use.
- */
-class SchemaScopedPostgresDialect extends PostgresDialect {
-  constructor(
-    config: PostgresDialectConfig,
-    private readonly schema: string,
-  ) {
-    super(config);
-  }
-
-  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
-    const inner = super.createIntrospector(db);
-    const schema = this.schema;
-    return {
-      getSchemas: () => inner.getSchemas(),
-      getTables: async (o) => (await inner.getTables(o)).filter((t) => t.schema === schema),
-      getMetadata: async (o) => ({ tables: (await inner.getMetadata(o)).tables.filter((t) => t.schema === schema) }),
-    };
-  }
 }

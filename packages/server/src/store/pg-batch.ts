@@ -132,9 +132,13 @@ interface Guarded {
   rows: readonly InsertRow[];
 }
 
-export function pgBatchedWrites(db: Kysely<Database>): PgBatchedWrites {
+/** `limits`: how many writes of one kind may wait for a batch, and how long (batcher.ts); then StoreBusyError. */
+export function pgBatchedWrites(
+  db: Kysely<Database>,
+  limits: { maxQueued?: number; maxWaitMs?: number } = {},
+): PgBatchedWrites {
   const insertAlone = insertAllInOneStatement(db);
-  const opts = { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT };
+  const opts = { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT, ...limits };
   const inserts = new Map<string, Prepared>();
   const guarded = new Map<string, Prepared>();
   const queryFor = (

@@ -28,6 +28,9 @@ const BY_CODE: Record<string, ExitCode> = {
   job_not_completed: EXIT_CODES.jobNotCompleted,
   network_error: EXIT_CODES.unexpected,
   internal_error: EXIT_CODES.unexpected,
+  // The service's database was away through every retry: nothing was refused, like
+  // internal_error or an unreachable service (docs/cli.md).
+  service_unavailable: EXIT_CODES.unexpected,
 };
 
 /** Exit code for an error `code` (from `ApiError`, `VitalsError` or the CLI's own `CliError`). */

@@ -116,7 +116,8 @@ function report(err: unknown, io: CliIo): number {
   }
   if (err instanceof ApiError) {
     const rid = err.requestId ? ` (request ${err.requestId})` : '';
-    const wait = err.code === 'rate_limited' && err.retryAfterSec ? `; retry in ${err.retryAfterSec} s` : '';
+    const retryable = err.code === 'rate_limited' || err.code === 'service_unavailable';
+    const wait = retryable && err.retryAfterSec ? `; retry in ${err.retryAfterSec} s` : '';
     io.stderr.write(`error: ${err.code}: ${err.message}${rid}${wait}\n`);
     return exitCodeFor(err.code, { fromApi: true });
   }

@@ -6,7 +6,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '@vitals/server/testing';
+import { holdStoreWriteLock, startTestServer } from '@vitals/server/testing';
 import { credsEnv, runVitals, spawnVitals } from './support/run.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -105,6 +105,24 @@ describe('auth test', () => {
   it('an unreachable service: exit 1', async () => {
     const r = await runVitals(['auth', 'test'], credsEnv({ keyId: 'k', secret: 's' }, 'http://127.0.0.1:1'));
     expect(r.code).toBe(1);
+  });
+
+  it("the service's database away through every retry (503 service_unavailable): exit 1, with the retry hint", async () => {
+    // A real outage: the store's write lock held elsewhere; on PostgreSQL the writes give up after 250 ms.
+    const s = await startTestServer({ env: { VITALS_DB_STATEMENT_TIMEOUT_MS: '250' } });
+    try {
+      const key = await s.createKey();
+      const release = await holdStoreWriteLock(s);
+      try {
+        const r = await runVitals(['auth', 'test'], credsEnv(key, s.baseUrl));
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/error: service_unavailable: .*\(request req_[0-9a-f]{24}\); retry in 1 s/);
+      } finally {
+        await release();
+      }
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -5,12 +5,12 @@ import { ERROR_STATUS } from '@vitals/protocol';
 import { EXIT_CODES, exitCodeFor, idempotencyKeyFor, loadConfig, parseSince, runCli } from '@vitals/cli';
 
 describe('exit-code table', () => {
-  it('maps every API error code of the protocol table: 401s and key_disabled 3, 429 7, other refusals 4', () => {
+  it('maps every API error code of the protocol table: 401s and key_disabled 3, 429 7, service failures 1, other refusals 4', () => {
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       const exit = exitCodeFor(code, { fromApi: true });
       if (status === 401 || code === 'key_disabled') expect(exit, code).toBe(3);
       else if (status === 429) expect(exit, code).toBe(7);
-      else if (code === 'internal_error') expect(exit, code).toBe(1);
+      else if (code === 'internal_error' || code === 'service_unavailable') expect(exit, code).toBe(1);
       else expect(exit, code).toBe(4);
     }
   });

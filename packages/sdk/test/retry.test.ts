@@ -86,6 +86,35 @@ describe('retries', () => {
     expect(sleeps[2]).toBeLessThanOrEqual(400);
   });
 
+  it('503 service_unavailable waits at least Retry-After, even with maxResetWaitMs 0 (the CLI), then succeeds', async () => {
+    const busy = {
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      body: { ok: false, error: { code: 'service_unavailable', message: 'retry shortly' } },
+    };
+    const { c, seen, sleeps } = make([busy, busy, ok], { maxResetWaitMs: 0, baseDelayMs: 100 });
+    await c.measurements.create({ source: 'web' });
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toHaveLength(2);
+    for (const s of sleeps) expect(s).toBeGreaterThanOrEqual(1000);
+    expect(new Set(seen.map((s) => s.headers['x-nonce'])).size).toBe(3);
+  });
+
+  it('503 service_unavailable after the last retry is thrown with retryAfterSec; a Retry-After past maxDelayMs is not waited for', async () => {
+    const busy = (after: string) => ({
+      status: 503,
+      headers: { 'Retry-After': after },
+      body: { ok: false, error: { code: 'service_unavailable', message: 'retry shortly' } },
+    });
+    const a = make([busy('1')], { maxRetries: 1 });
+    await expect(a.c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'service_unavailable', status: 503, retryAfterSec: 1 });
+    expect(a.seen).toHaveLength(2);
+    const b = make([busy('120')], { maxDelayMs: 8000 });
+    await expect(b.c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'service_unavailable', retryAfterSec: 120 });
+    expect(b.seen).toHaveLength(1);
+    expect(b.sleeps).toEqual([]);
+  });
+
   it.each([
     [400, 'validation_error'],
     [401, 'unauthorized'],

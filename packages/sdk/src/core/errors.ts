@@ -19,7 +19,7 @@ export class VitalsError extends Error {
 export class ApiError extends VitalsError {
   readonly status: number;
   readonly requestId: string | undefined;
-  /** Seconds until a rate-limit window resets (`RateLimit-Reset`), on 429. */
+  /** Seconds to wait before trying again: `RateLimit-Reset` on 429, `Retry-After` on 503. */
   readonly retryAfterSec: number | undefined;
   constructor(init: { code: string; message: string; status: number; requestId?: string; retryAfterSec?: number }) {
     super(init.code, init.message);

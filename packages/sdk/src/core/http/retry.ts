@@ -27,7 +27,7 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status === 503;
 }
 
-/** Parses `RateLimit-Reset` (integer seconds until the window resets). */
+/** Parses `RateLimit-Reset` or `Retry-After` in seconds (an HTTP-date `Retry-After` gives undefined). */
 export function parseResetSeconds(value: string | null): number | undefined {
   if (value === null) return undefined;
   const n = Number(value.trim());
@@ -37,19 +37,22 @@ export function parseResetSeconds(value: string | null): number | undefined {
 /**
  * Delay before retry number `attempt` (0-based). Exponential with "equal jitter": half the step is
  * fixed, half random, so clients that failed together spread out. A 429 with `RateLimit-Reset`
- * waits at least until the window resets. Returns `undefined` when the wait would be too long.
+ * (or a 503 with `Retry-After`) waits at least that long. Returns `undefined` when the wait would
+ * be longer than `maxWaitMs` (for a 429 `maxResetWaitMs`; the transport passes `maxDelayMs` for a
+ * 503, so a short `Retry-After` is honoured even by a client that never waits out a rate limit).
  */
 export function retryDelayMs(
   policy: RetryPolicy,
   attempt: number,
   resetSec: number | undefined,
   random: () => number = Math.random,
+  maxWaitMs: number = policy.maxResetWaitMs,
 ): number | undefined {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   const backoff = step / 2 + random() * (step / 2);
   if (resetSec === undefined) return Math.round(backoff);
   const resetMs = resetSec * 1000;
-  if (resetMs > policy.maxResetWaitMs) return undefined;
+  if (resetMs > maxWaitMs) return undefined;
   // Past the reset plus a little jitter, never sooner than the backoff.
   return Math.round(Math.max(resetMs + random() * 250, backoff));
 }

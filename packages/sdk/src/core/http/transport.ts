@@ -109,8 +109,12 @@ export class HttpClient {
       }
       this.observeDate(res, sentAt);
       if (isRetryableStatus(res.status) && attempt < this.config.retry.maxRetries) {
-        const reset = parseResetSeconds(res.headers.get('ratelimit-reset'));
-        const delay = retryDelayMs(this.config.retry, attempt, res.status === 429 ? reset : undefined, this.config.random);
+        // 429: RateLimit-Reset, waited for up to maxResetWaitMs; 503: Retry-After (the service's
+        // database is away for a moment), waited for up to one backoff step's ceiling.
+        const limited = res.status === 429;
+        const wait = parseResetSeconds(res.headers.get(limited ? 'ratelimit-reset' : 'retry-after'));
+        const policy = this.config.retry;
+        const delay = retryDelayMs(policy, attempt, wait, this.config.random, limited ? policy.maxResetWaitMs : policy.maxDelayMs);
         if (delay !== undefined) {
           await res.body?.cancel().catch(() => undefined);
           this.config.logger.debug?.(`${method} ${url.pathname}: ${res.status}, retry in ${delay} ms`);
@@ -189,7 +193,7 @@ async function parseResponse<T>(res: Response): Promise<ApiResponse<T>> {
     message,
     status: res.status,
     requestId,
-    retryAfterSec: parseResetSeconds(res.headers.get('ratelimit-reset')),
+    retryAfterSec: parseResetSeconds(res.headers.get('ratelimit-reset') ?? res.headers.get('retry-after')),
   });
 }
 

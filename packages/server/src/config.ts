@@ -85,9 +85,21 @@ export function parseObjectsUrl(raw: string, env: Record<string, string | undefi
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || u.port) {
     throw new ConfigError(`VITALS_OBJECTS_URL: "${bucket}" is not a valid bucket name (3-63 of a-z 0-9 . -)`);
   }
-  const prefix = decodeURIComponent(u.pathname).replace(/^\/+|\/+$/g, '');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(u.pathname);
+  } catch {
+    throw new ConfigError('VITALS_OBJECTS_URL: the key prefix is not valid percent-encoding');
+  }
+  const prefix = decoded.replace(/^\/+|\/+$/g, '');
   if (prefix && !/^[A-Za-z0-9!_.*'()/-]+$/.test(prefix)) {
     throw new ConfigError('VITALS_OBJECTS_URL: the key prefix may use only letters, digits, / and !_.*\'()-');
+  }
+  // Keys are `<prefix>/<key>`: an empty, "." or ".." segment would make keys that some stores and
+  // tools normalise (and so could meet another prefix's objects); the URL parser already folds
+  // literal dot segments, but not percent-encoded ones.
+  if (prefix && prefix.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) {
+    throw new ConfigError('VITALS_OBJECTS_URL: the key prefix may not have empty, "." or ".." segments');
   }
   for (const name of u.searchParams.keys()) {
     if (!S3_PARAMS.has(name)) throw new ConfigError(`VITALS_OBJECTS_URL: unknown parameter "${name}" (known: ${[...S3_PARAMS].join(', ')})`);

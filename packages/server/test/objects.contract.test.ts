@@ -264,6 +264,10 @@ describe('VITALS_OBJECTS_URL', () => {
     ['s3://bkt?forcePathStyle=yes', /forcePathStyle must be true or false/],
     ['s3://bkt?regoin=x', /unknown parameter "regoin"/],
     ['s3://bkt/has space', /key prefix/],
+    ['s3://bkt/bad%E0%A4%A', /not valid percent-encoding/],
+    ['s3://bkt/a//b', /empty, "." or ".." segments/],
+    ['s3://bkt/a/%2E%2E%2Fb', /empty, "." or ".." segments/],
+    ['s3://bkt/a%2F.%2Fb', /empty, "." or ".." segments/],
   ])('%s is refused at start', (url, message) => {
     expect(() => loadConfig({ VITALS_OBJECTS_URL: url, ...creds })).toThrow(message);
     expect(() => loadConfig({ VITALS_OBJECTS_URL: url, ...creds })).toThrow(ConfigError);

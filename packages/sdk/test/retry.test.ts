@@ -146,6 +146,21 @@ describe('retries', () => {
     await expect(c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'internal_error', status: 502 });
   });
 
+  it('a bare 503 (a proxy, no envelope) is service_unavailable, retried, and honours its Retry-After', async () => {
+    const s = scripted([ok]);
+    let calls = 0;
+    const fetch: FetchLike = async (input, init) => {
+      await s.fetch(input, init);
+      calls++;
+      return new Response('Service Unavailable', { status: 503, headers: { 'retry-after': '3' } });
+    };
+    const sleeps: number[] = [];
+    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test', fetch, sleep: async (ms) => void sleeps.push(ms), retry: { maxRetries: 1 } });
+    await expect(c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'service_unavailable', status: 503, retryAfterSec: 3 });
+    expect(calls).toBe(2);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(3000);
+  });
+
   it('retryDelayMs: exponential steps are capped', () => {
     const mid = () => 0.5;
     expect(retryDelayMs(DEFAULT_RETRY, 0, undefined, mid)).toBe(375);

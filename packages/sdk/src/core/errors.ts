@@ -68,13 +68,17 @@ export class StreamError extends VitalsError {
   }
 }
 
-/** Fallback code when a failure response carries no envelope. */
+/**
+ * Fallback code when a failure response carries no envelope (a proxy, a load balancer, a server
+ * that is restarting). A bare 503 says only "not now", so it is `service_unavailable` (retryable),
+ * not `cloud_unavailable`, which the service sends itself when cloud inference is unavailable.
+ */
 export function codeForStatus(status: number): string {
   if (status === 401) return 'unauthorized';
   if (status === 404) return 'not_found';
   if (status === 413) return 'payload_too_large';
   if (status === 429) return 'rate_limited';
-  if (status === 503) return 'cloud_unavailable';
+  if (status === 503) return 'service_unavailable';
   if (status >= 500) return 'internal_error';
   return 'http_error';
 }

@@ -30,6 +30,7 @@ describe('unavailableReason', () => {
     ['crash shutdown (57P02)', dbError('terminating connection because of crash of another server process', '57P02'), '57P02'],
     ['cannot connect now (57P03)', dbError('the database system is starting up', '57P03'), '57P03'],
     ['too many connections (53300)', dbError('sorry, too many clients already', '53300'), '53300'],
+    ['a write on a standby after a failover (25006)', dbError('cannot execute INSERT in a read-only transaction', '25006'), '25006'],
     ['connection failure (08006)', dbError('connection failure', '08006'), '08006'],
     ['cannot establish (08001)', dbError('could not connect', '08001'), '08001'],
     ['protocol violation (08P01)', dbError('unsupported startup parameter', '08P01'), '08P01'],

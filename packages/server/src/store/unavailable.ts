@@ -19,9 +19,11 @@ export class StoreBusyError extends Error {
 /**
  * PostgreSQL SQLSTATEs that mean the server is unable or unwilling right now: 57014 query_canceled
  * (statement_timeout), 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now
- * (starting up, in recovery), 53300 too_many_connections, and class 08 (connection exceptions).
+ * (starting up, in recovery), 53300 too_many_connections, 25006 read_only_sql_transaction (a
+ * write reached a standby, as just after a failover while connections still point at the old
+ * primary's address), and class 08 (connection exceptions).
  */
-const SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300']);
+const SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '25006']);
 
 /** Socket errors on the way to the database (Node's `code`). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);

@@ -202,11 +202,17 @@ describe('signing', () => {
 });
 
 describe('jobs.wait on an injected clock', () => {
-  function polling(statuses: string[], limitedAt?: number) {
+  function polling(statuses: string[], limitedAt?: number, unavailable?: { from: number; count: number }) {
     let now = 0;
     let i = 0;
     const fetch: FetchLike = async () => {
       const n = i++;
+      if (unavailable && n >= unavailable.from && n < unavailable.from + unavailable.count) {
+        return new Response(JSON.stringify({ ok: false, error: { code: 'service_unavailable', message: 'later' } }), {
+          status: 503,
+          headers: { 'Retry-After': '1' },
+        });
+      }
       if (n === limitedAt) {
         return new Response(JSON.stringify({ ok: false, error: { code: 'rate_limited', message: 'slow' } }), {
           status: 429,
@@ -254,5 +260,45 @@ describe('jobs.wait on an injected clock', () => {
     const job = await c.jobs.wait('cj_1', { intervalMs: 1000 });
     expect(job.status).toBe('completed');
     expect(sleeps).toContain(5000);
+  });
+
+  it('rides out a database outage longer than its retries (503 service_unavailable) instead of failing', async () => {
+    // Poll 2 and its 3 retries all get 503: the wait goes on and sees the job complete.
+    const { c, sleeps } = polling(['queued', 'queued', 'completed'], undefined, { from: 1, count: 4 });
+    const job = await c.jobs.wait('cj_1', { intervalMs: 1000 });
+    expect(job.status).toBe('completed');
+    expect(sleeps.filter((ms) => ms >= 1000).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('still ends at timeoutMs when the outage outlasts it', async () => {
+    const { c } = polling(['queued'], undefined, { from: 1, count: 10_000 });
+    const err = await c.jobs.wait('cj_1', { intervalMs: 1000, timeoutMs: 20_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WaitTimeoutError);
+    expect((err as WaitTimeoutError).last).toMatchObject({ status: 'queued' });
+  });
+});
+
+describe('logs.iterate({ follow }) on an injected clock', () => {
+  it('rides out a 503 service_unavailable that outlasts the retries and goes on from its cursor', async () => {
+    const row = (id: string) => ({ id, time: 1, endpoint: '/sdk/v1/auth/test', method: 'POST', status: 'success' });
+    const urls: string[] = [];
+    let n = 0;
+    const fetch: FetchLike = async (input) => {
+      urls.push(String(input));
+      const i = n++;
+      if (i === 0) return Response.json({ ok: true, data: { items: [row('log_a')], nextCursor: '1.log_a' } });
+      if (i <= 4) return Response.json({ ok: false, error: { code: 'service_unavailable', message: 'later' } }, { status: 503, headers: { 'Retry-After': '1' } });
+      return Response.json({ ok: true, data: { items: [row('log_b')], nextCursor: '1.log_b' } });
+    };
+    let now = 0;
+    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test', fetch, clock: () => now, sleep: async (ms) => void (now += ms) });
+    const ids: string[] = [];
+    for await (const r of c.logs.iterate({ follow: true })) {
+      ids.push(r.id);
+      if (ids.length === 2) break;
+    }
+    expect(ids).toEqual(['log_a', 'log_b']);
+    expect(urls).toHaveLength(6);
+    expect(urls[5]).toContain('cursor=1.log_a');
   });
 });

@@ -69,6 +69,15 @@ export class StreamError extends VitalsError {
 }
 
 /**
+ * A refusal that says "not now" rather than "no": `rate_limited`, or `service_unavailable` (the
+ * service's database is away). Loops that poll (jobs.wait, logs follow) slow down on these instead
+ * of ending; each request has already been retried by the transport.
+ */
+export function isTransient(err: unknown): err is ApiError {
+  return err instanceof ApiError && (err.code === 'rate_limited' || err.code === 'service_unavailable');
+}
+
+/**
  * Fallback code when a failure response carries no envelope (a proxy, a load balancer, a server
  * that is restarting). A bare 503 says only "not now", so it is `service_unavailable` (retryable),
  * not `cloud_unavailable`, which the service sends itself when cloud inference is unavailable.

@@ -1,5 +1,5 @@
 import { sha256Hex } from '@vitals/protocol';
-import { ApiError, WaitTimeoutError } from '../errors.js';
+import { WaitTimeoutError, isTransient } from '../errors.js';
 import type { HttpClient, Sleep } from '../http/transport.js';
 import { segment } from '../http/path.js';
 import type { UploadBody, UploadProgress } from '../http/upload.js';
@@ -45,8 +45,8 @@ export async function pollUntilTerminal<T extends { status: string }>(
       opts.onPoll?.(last);
       if (isTerminalStatus(last.status)) return last;
     } catch (err) {
-      // A rate limit while polling is a reason to slow down, not to give up.
-      if (!(err instanceof ApiError && err.code === 'rate_limited')) throw err;
+      // A rate limit or a database blip outlasting the retries is a reason to slow down, not to give up.
+      if (!isTransient(err)) throw err;
       const backoff = Math.max(intervalMs, (err.retryAfterSec ?? 1) * 1000);
       if (deps.clock() + backoff > deadline) throw new WaitTimeoutError(`${what} did not settle in ${timeoutMs} ms`, last);
       await deps.sleep(backoff, opts.signal);

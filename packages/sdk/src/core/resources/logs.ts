@@ -1,5 +1,5 @@
 import { LOGS_PER_MIN } from '@vitals/protocol';
-import { ApiError } from '../errors.js';
+import { isTransient } from '../errors.js';
 import type { HttpClient, Sleep } from '../http/transport.js';
 import type { Clock } from '../clock.js';
 import type { LogsPage, UsageLogRow } from '../types.js';
@@ -49,7 +49,7 @@ export class Logs {
   /**
    * Every row from `cursor` (or `sinceTime`) on, following `nextCursor`. With `follow`, it never
    * ends: it waits `intervalMs` between polls and backs off on `rate_limited` as `RateLimit-Reset`
-   * says. Stop it with `break` or the `signal`.
+   * says (on `service_unavailable` as `Retry-After` says). Stop it with `break` or the `signal`.
    * @example for await (const row of client.logs.iterate({ sinceTime: Date.now() - 3600_000 })) console.log(row)
    */
   async *iterate(opts: LogsIterateOptions = {}): AsyncGenerator<UsageLogRow, void, undefined> {
@@ -64,7 +64,7 @@ export class Logs {
       try {
         page = await this.list({ limit: opts.limit, sinceTime: cursor ? undefined : opts.sinceTime, cursor, signal: opts.signal });
       } catch (err) {
-        if (opts.follow && err instanceof ApiError && err.code === 'rate_limited') {
+        if (opts.follow && isTransient(err)) {
           await this.sleep(Math.max(interval, (err.retryAfterSec ?? 1) * 1000), opts.signal);
           continue;
         }

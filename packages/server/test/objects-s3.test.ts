@@ -27,6 +27,8 @@ import {
 } from './batch-world.js';
 import { runJob, sweepOnce } from '../src/batch/index.js';
 import { S3ObjectStore } from '../src/objects/index.js';
+import { parseObjectsUrl } from '../src/config.js';
+import { getJob } from '../src/store/jobs.js';
 import { S3RVER_CREDENTIALS, startS3, type TestS3 } from './s3-server.js';
 
 const PREFIX = 'svc';
@@ -189,7 +191,7 @@ describe('orphans and a store that is away', () => {
     }
   }, 20_000);
 
-  test('an unreachable store: PUT answers 500 internal_error (no crash, no secret), the service goes on', async () => {
+  test('an unreachable store: PUT answers 503 service_unavailable with Retry-After (no crash, no secret), the service goes on', async () => {
     const wa = await createBatchWorld({
       env: { VITALS_OBJECTS_URL: 's3://away-bucket?endpoint=http://127.0.0.1:9', ...S3RVER_CREDENTIALS },
       batch: { embeddedWorker: false },
@@ -197,9 +199,11 @@ describe('orphans and a store that is away', () => {
     try {
       const up = await presign(wa);
       const res = await put(wa, up.uploadUrl, new Uint8Array(1000));
-      expect(res.statusCode).toBe(500);
-      expect(json(res).error.code).toBe('internal_error');
+      expect(res.statusCode).toBe(503);
+      expect(json(res).error.code).toBe('service_unavailable');
+      expect(res.headers['retry-after']).toBe('1');
       expect(res.body).not.toContain('S3RVER');
+      expect(res.body).not.toContain('127.0.0.1');
       expect(res.body).not.toContain(new URL(up.uploadUrl).searchParams.get('sig')!);
       const again = await presign(wa);
       expect(again.objectKey).toMatch(/^up_/);
@@ -221,3 +225,28 @@ test('runJob by hand on S3 (the path `vitals-server worker` takes)', async () =>
     await (wm.rt.objects as S3ObjectStore).close();
   }
 }, 40_000);
+
+test('an object store that is away does not fail a job: it stays running, and a claim after its lease completes it', async () => {
+  const clock = new ManualClock(Date.now());
+  const wm = await createBatchWorld({ env: s3.env('outage'), batch: { embeddedWorker: false }, clock });
+  const bucket = (wm.rt.objects as S3ObjectStore).settings.bucket;
+  // The same bucket behind a port nothing listens on: every read is ECONNREFUSED.
+  const away = new S3ObjectStore(parseObjectsUrl(`s3://${bucket}/outage?endpoint=http://127.0.0.1:9`, S3RVER_CREDENTIALS), path.join(wm.dataDir, 'away-tmp'));
+  const row = async () => (await getJob(wm.ctx.db.db, job.jobId))!;
+  const job = await createJob(wm, phantomFramesFile({ durationSec: 20, seed: 12 }));
+  try {
+    await runJob(wm.ctx, { ...wm.rt, objects: away }, job.jobId, 'worker-during-outage');
+    expect(await row()).toMatchObject({ status: 'running', attempts: 1, lease_owner: 'worker-during-outage' });
+    // Its lease still holds: nobody else takes the job yet.
+    await runJob(wm.ctx, wm.rt, job.jobId, 'too-early');
+    expect(await row()).toMatchObject({ status: 'running', attempts: 1 });
+    clock.advance(wm.rt.settings.leaseMs + 1);
+    await runJob(wm.ctx, wm.rt, job.jobId, 'after-outage');
+    expect((await waitFor(wm, job.jobId, ['completed', 'failed'])).status).toBe('completed');
+    expect((await row()).attempts).toBe(2);
+  } finally {
+    await wm.close();
+    await away.close();
+    await (wm.rt.objects as S3ObjectStore).close();
+  }
+}, 60_000);

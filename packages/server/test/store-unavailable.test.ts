@@ -16,6 +16,7 @@ import { StoreBusyError, isStoreUnavailable, unavailableReason } from '../src/st
 import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { toWireError } from '../src/app.js';
 import { ApiError } from '../src/errors.js';
+import { ObjectStoreError } from '../src/objects/index.js';
 
 const withCode = (message: string, code: string, extra: Record<string, unknown> = {}): Error =>
   Object.assign(new Error(message), { code, ...extra });
@@ -30,6 +31,8 @@ describe('unavailableReason', () => {
     ['crash shutdown (57P02)', dbError('terminating connection because of crash of another server process', '57P02'), '57P02'],
     ['cannot connect now (57P03)', dbError('the database system is starting up', '57P03'), '57P03'],
     ['too many connections (53300)', dbError('sorry, too many clients already', '53300'), '53300'],
+    ['the object store unreachable (ObjectStoreError keeps the socket code)', new ObjectStoreError('object store: get failed', 'ECONNREFUSED'), 'ECONNREFUSED'],
+    ['the object store throttling (S3 SlowDown, HTTP 503)', new ObjectStoreError('object store: put failed (SlowDown, HTTP 503)', 'SlowDown', 503), 'SlowDown'],
     ['a write on a standby after a failover (25006)', dbError('cannot execute INSERT in a read-only transaction', '25006'), '25006'],
     ['connection failure (08006)', dbError('connection failure', '08006'), '08006'],
     ['cannot establish (08001)', dbError('could not connect', '08001'), '08001'],
@@ -58,6 +61,7 @@ describe('unavailableReason', () => {
     ['serialization failure (40001)', dbError('could not serialize access', '40001')],
     ['a coded error whose message looks like a lost connection', dbError('Connection terminated', '23505')],
     ['SQLITE_CONSTRAINT_PRIMARYKEY', new SQLite.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_PRIMARYKEY')],
+    ['the object store refusing the credentials (S3 AccessDenied)', new ObjectStoreError('object store: get failed (AccessDenied, HTTP 403)', 'AccessDenied', 403)],
     ['a plain Error', new Error('boom')],
     ['a TypeError', new TypeError('cannot read properties of undefined')],
     ['an ApiError', new ApiError('not_found', 'nope')],

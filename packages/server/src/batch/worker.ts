@@ -13,6 +13,7 @@ import { claimJob, claimableJobs, renewLease } from './leases.js';
 import { processJob } from './process.js';
 import { sweepOnce } from './sweeper.js';
 import { deliverDue } from '../webhooks/dispatcher.js';
+import { unavailableReason } from '../store/unavailable.js';
 
 export const workerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -41,8 +42,15 @@ export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, o
     await settleJob(ctx, jobId, outcome);
   } catch (err) {
     if (abort.signal.aborted) return; // someone else owns or ended the job now
+    // The object store or the database is away (store/unavailable.ts): not the job's fault. The job
+    // stays running under this lease, which lapses, and a worker claims it again (at most
+    // maxJobAttempts claims in all, then it fails as "did not finish").
+    const reason = unavailableReason(err);
+    if (reason) {
+      process.emitWarning(`batch job ${jobId}: storage unavailable (${reason}); retried once its lease lapses`);
+      return;
+    }
     await settleJob(ctx, jobId, { status: 'failed', code: 'internal_error', message: 'processing failed unexpectedly' });
-    void err;
   } finally {
     clearInterval(beat);
   }

@@ -29,8 +29,9 @@ import { checkKey, sha256Of, spoolToFile } from './spool.js';
 
 /**
  * A failure of the S3-compatible store (network, permissions, missing bucket, server error). It
- * keeps the S3 error's name and HTTP status only: the SDK's error carries the raw request and
- * response (with the Authorization header), so it is not attached as `cause`.
+ * keeps the S3 error's name (or a socket error's code) and HTTP status only: the SDK's error
+ * carries the raw request and response (with the Authorization header), so it is not attached as
+ * `cause`.
  */
 export class ObjectStoreError extends Error {
   constructor(
@@ -78,7 +79,11 @@ function wrap(op: string, err: unknown): ObjectStoreError {
   const status = statusOf(err);
   const what = [e.name, status ? `HTTP ${status}` : undefined].filter(Boolean).join(', ');
   const msg = typeof e.message === 'string' && e.message && e.message !== e.name ? `: ${e.message.slice(0, 200)}` : '';
-  return new ObjectStoreError(`object store: ${op} failed${what ? ` (${what})` : ''}${msg}`, e.name, status);
+  // A socket failure keeps its code (ECONNREFUSED, ...): the store is away, which the app answers
+  // 503 and the batch worker retries (store/unavailable.ts); otherwise the S3 error's name.
+  const socket = (err as { code?: unknown } | null)?.code;
+  const code = typeof socket === 'string' && /^E[A-Z_]+$/.test(socket) ? socket : e.name;
+  return new ObjectStoreError(`object store: ${op} failed${what ? ` (${what})` : ''}${msg}`, code, status);
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

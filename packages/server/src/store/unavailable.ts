@@ -1,9 +1,10 @@
 /**
- * "The store cannot answer right now": the one classification of database failures that a client
- * should retry (docs/decisions.md, "Store outages"). The app answers them 503 service_unavailable
- * with Retry-After instead of 500 internal_error, which a client cannot tell from a bug.
+ * "The store cannot answer right now": the one classification of database and object-store
+ * failures that a client should retry (docs/decisions.md, "Store outages"). The app answers them
+ * 503 service_unavailable with Retry-After instead of 500 internal_error, which a client cannot
+ * tell from a bug; the batch worker leaves the job to be claimed again instead of failing it.
  *
- * Only failures of the database or the way to it count: a data error (a unique violation, a syntax
+ * Only failures of the stores or the way to them count: a data error (a unique violation, a syntax
  * error, a bad value) is ours or the caller's and stays a 500 or whatever the route makes of it.
  */
 
@@ -25,8 +26,14 @@ export class StoreBusyError extends Error {
  */
 const SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '25006']);
 
-/** Socket errors on the way to the database (Node's `code`). */
+/** Socket errors on the way to the database or the object store (Node's `code`). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * S3 error names (ObjectStoreError's `code`) that mean "not now": throttling and the service's own
+ * 503. Any other S3 error (access denied, no such bucket) is a configuration fault, not a blip.
+ */
+const S3_CODES = new Set(['SlowDown', 'ServiceUnavailable', 'RequestTimeout']);
 
 /** pg's own messages for a connection it could not get, lost, or gave up on (they carry no code). */
 const PG_MESSAGES: Array<[RegExp, string]> = [
@@ -49,6 +56,8 @@ export function unavailableReason(err: unknown, depth = 0): string | undefined {
   if (code !== undefined) {
     if (SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return code;
     if (SOCKET_CODES.has(code)) return code;
+    // The S3-compatible object store asking for less load or briefly unable to answer.
+    if (S3_CODES.has(code)) return code;
     // better-sqlite3: the busy timeout ran out, or a table is locked (extended codes included).
     if (/^SQLITE_(BUSY|LOCKED)/.test(code)) return code;
   }

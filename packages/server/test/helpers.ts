@@ -109,6 +109,17 @@ export const test = base.extend<{ world: World }>({
 
 export const json = (res: LightMyRequestResponse): any => JSON.parse(res.body);
 
+/** How many measurements the world's store holds (every key). */
+export const countMeasurements = async (w: World): Promise<number> =>
+  Number(
+    (
+      await w.t.ctx.db.db
+        .selectFrom('measurements')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
 /** A complete good-quality on-device measurement body. */
 export function goodMeasurement(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -6,20 +6,12 @@
  * spent by every answer, a 400 or a 500 included.
  */
 import { describe, expect } from 'vitest';
-import { createWorld, goodMeasurement, json, test, type Body, type World } from './helpers.js';
+import { countMeasurements, createWorld, goodMeasurement, json, test, type Body, type World } from './helpers.js';
 import { RateLimiter } from '../src/auth/rate-limiter.js';
 
 const POST = { method: 'POST', url: '/sdk/v1/measurements' } as const;
 
-const measurements = async (w: World): Promise<number> =>
-  Number(
-    (
-      await w.t.ctx.db.db
-        .selectFrom('measurements')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const measurements = countMeasurements;
 
 const codes = async (w: World): Promise<Array<[unknown, unknown]>> =>
   (await w.usageRows(w.key.keyId)).map((r) => [r.status, r.error_code]);

@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { holdStoreWriteLock } from '../src/testing.js';
-import { createWorld, goodMeasurement, json, type World } from './helpers.js';
+import { countMeasurements, createWorld, goodMeasurement, json, type World } from './helpers.js';
 
 const PG_URL = process.env.VITALS_TEST_DATABASE_URL;
 /** A short statement timeout, so a write blocked by the lock fails in a quarter second on PostgreSQL. */
@@ -29,15 +29,7 @@ async function worldWithLog(env: Record<string, string> = ENV): Promise<{ w: Wor
   return { w, lines, logged: () => lines.map((l) => JSON.parse(l) as LogLine) };
 }
 
-const measurements = async (w: World): Promise<number> =>
-  Number(
-    (
-      await w.t.ctx.db.db
-        .selectFrom('measurements')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+const measurements = countMeasurements;
 
 function expectUnavailable(res: LightMyRequestResponse): void {
   expect(res.statusCode).toBe(503);

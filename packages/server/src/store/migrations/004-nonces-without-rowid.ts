@@ -12,30 +12,25 @@ import { sql, SqliteAdapter, type Kysely } from 'kysely';
 
 const isSqlite = (db: Kysely<any>): boolean => db.getExecutor().adapter instanceof SqliteAdapter;
 
-export async function up(db: Kysely<any>): Promise<void> {
-  if (!isSqlite(db)) return;
-  await sql`create table nonces_clustered (
+/** Rebuilds the nonce table with or without a rowid, keeping every row and the expiry index. */
+async function rebuild(db: Kysely<any>, withoutRowid: boolean): Promise<void> {
+  const layout = withoutRowid ? sql` without rowid` : sql``;
+  await sql`create table nonces_rebuilt (
     key_id text not null,
     nonce text not null,
     expires_at bigint not null,
     constraint nonces_pk primary key (key_id, nonce)
-  ) without rowid`.execute(db);
-  await sql`insert into nonces_clustered (key_id, nonce, expires_at) select key_id, nonce, expires_at from nonces`.execute(db);
+  )${layout}`.execute(db);
+  await sql`insert into nonces_rebuilt (key_id, nonce, expires_at) select key_id, nonce, expires_at from nonces`.execute(db);
   await sql`drop table nonces`.execute(db);
-  await sql`alter table nonces_clustered rename to nonces`.execute(db);
+  await sql`alter table nonces_rebuilt rename to nonces`.execute(db);
   await db.schema.createIndex('nonces_expiry').on('nonces').column('expires_at').execute();
 }
 
+export async function up(db: Kysely<any>): Promise<void> {
+  if (isSqlite(db)) await rebuild(db, true);
+}
+
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!isSqlite(db)) return;
-  await sql`create table nonces_rowid (
-    key_id text not null,
-    nonce text not null,
-    expires_at bigint not null,
-    constraint nonces_pk primary key (key_id, nonce)
-  )`.execute(db);
-  await sql`insert into nonces_rowid (key_id, nonce, expires_at) select key_id, nonce, expires_at from nonces`.execute(db);
-  await sql`drop table nonces`.execute(db);
-  await sql`alter table nonces_rowid rename to nonces`.execute(db);
-  await db.schema.createIndex('nonces_expiry').on('nonces').column('expires_at').execute();
+  if (isSqlite(db)) await rebuild(db, false);
 }

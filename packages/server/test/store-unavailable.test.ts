@@ -17,6 +17,7 @@ import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { toWireError } from '../src/app.js';
 import { ApiError } from '../src/errors.js';
 import { ObjectStoreError } from '../src/objects/index.js';
+import { PgBossQueue } from '../src/queue/pg-boss.js';
 
 const withCode = (message: string, code: string, extra: Record<string, unknown> = {}): Error =>
   Object.assign(new Error(message), { code, ...extra });
@@ -235,3 +236,23 @@ async function stallingServer() {
     },
   };
 }
+
+describe("pg-boss's own pool", () => {
+  test('announcing a job to a PostgreSQL that accepts and never answers fails after the connect timeout, classified unavailable', async () => {
+    const silent = net.createServer(() => undefined);
+    const sockets = new Set<net.Socket>();
+    silent.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const queue = new PgBossQueue(`postgres://vitals@127.0.0.1:${port(silent)}/vitals`, { expireInSeconds: 30, connectTimeoutMs: 300 });
+    try {
+      const started = Date.now();
+      const err = await queue.enqueue('cj_0123456789abcdef').catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(isStoreUnavailable(err)).toBe(true);
+    } finally {
+      await queue.stop();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
+  });
+});

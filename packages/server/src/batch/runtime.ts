@@ -47,7 +47,10 @@ export interface BatchRuntime {
 export function createBatchRuntime(ctx: AppContext, config: Config, settings: BatchConfig): BatchRuntime {
   const objects = createObjectStore(config);
   const queue: JobQueue = config.databaseUrl
-    ? new PgBossQueue(config.databaseUrl, { expireInSeconds: Math.max(30, Math.ceil((settings.leaseMs * 2) / 1000)) })
+    ? new PgBossQueue(config.databaseUrl, {
+        expireInSeconds: Math.max(30, Math.ceil((settings.leaseMs * 2) / 1000)),
+        connectTimeoutMs: config.dbConnectTimeoutMs,
+      })
     : new InProcessQueue();
   let analyzer: Promise<AuxAnalyzer> | undefined;
   let starting: Promise<Worker> | undefined;

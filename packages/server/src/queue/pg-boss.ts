@@ -14,8 +14,14 @@ export class PgBossQueue implements JobQueue {
   private boss: PgBoss;
   private started: Promise<void> | undefined;
 
-  constructor(connectionString: string, opts: { schema?: string; expireInSeconds: number }) {
-    this.boss = new PgBoss({ connectionString, schema: opts.schema ?? 'pgboss', max: 4 });
+  /**
+   * `connectTimeoutMs`: the store's `VITALS_DB_CONNECT_TIMEOUT_MS`, handed to pg-boss's own pool (it
+   * passes its options to pg.Pool), so announcing a job fails in bounded time when PostgreSQL is away
+   * (answered 503 like the store's own waits: store/unavailable.ts) instead of waiting forever.
+   */
+  constructor(connectionString: string, opts: { schema?: string; expireInSeconds: number; connectTimeoutMs?: number }) {
+    const pool = opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {};
+    this.boss = new PgBoss({ connectionString, schema: opts.schema ?? 'pgboss', max: 4, ...pool } as PgBoss.ConstructorOptions);
     this.boss.on('error', () => undefined);
     this.expireInSeconds = opts.expireInSeconds;
   }

@@ -5,7 +5,7 @@
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import { isErrorCode, ERROR_STATUS } from '@vitals/protocol';
+import { isErrorCode, ERROR_STATUS, ErrorEnvelope } from '@vitals/protocol';
 import { newRequestId } from './ids.js';
 import { ApiError } from './errors.js';
 import { schemaCompiler } from './validation.js';
@@ -89,6 +89,10 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   const sig = new SignatureLayer(ctx);
   app.addHook('onRoute', (route) => {
+    // Every route with documented answers can also fail on the service's side (500 internal_error,
+    // 503 service_unavailable or cloud_unavailable): say so in the OpenAPI document, with the envelope.
+    const responses = route.schema?.response as Record<string, unknown> | undefined;
+    if (responses && !('5xx' in responses)) route.schema = { ...route.schema, response: { ...responses, '5xx': ErrorEnvelope } };
     if (!route.config?.signed) return;
     const pre = route.preValidation ? [route.preValidation].flat() : [];
     route.preValidation = [sig.verify, parseJsonBody, ...pre];

@@ -60,6 +60,8 @@ describe('GET /openapi.json', () => {
       const ok = Object.keys(responses).filter((code) => /^2\d\d$/.test(code));
       expect(ok.length, `${r.method} ${r.path} has no 2xx response`).toBeGreaterThan(0);
       for (const code of ok) expect(responses[code].content['application/json'].schema.properties.data, `${r.method} ${r.path} ${code}`).toBeDefined();
+      // Failures on the service's side (500 internal_error, 503 service_unavailable) are documented too.
+      expect(responses['5XX']?.content['application/json'].schema.properties.error, `${r.method} ${r.path} 5XX`).toBeDefined();
     }
     const job = doc.paths['/sdk/v1/cloud/jobs/{jobId}'].get.responses['200'].content['application/json'].schema.properties.data;
     expect(Object.keys(job.properties.stats.properties)).toEqual(expect.arrayContaining(['progress', 'engine', 'media', 'stream']));

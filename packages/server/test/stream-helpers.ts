@@ -28,6 +28,14 @@ export async function createSession(srv: TestServer, key: TestKey, body: Record<
   return r.json.data;
 }
 
+/** A session created with the key and its socket past `ready`, with `frames` crops already sent. */
+export async function startRunningSession(srv: TestServer, key: TestKey, frames = 0): Promise<{ s: any; c: TestClient }> {
+  const s = await createSession(srv, key);
+  const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
+  for (let i = 0; i < frames; i++) c.bin(crop(i, i * 33_333));
+  return { s, c };
+}
+
 export async function jobOf(srv: TestServer, id: string): Promise<any> {
   const row = await getJob(srv.ctx.db.db, id);
   return row && jobToWire(srv.ctx.db.db, row);

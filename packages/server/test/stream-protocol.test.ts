@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeAuxChunks, encodeQuality, encodeTelemetry } from '@vitals/protocol';
 import { signSessionToken } from '../src/domain/session-token.js';
 import type { TestKey, TestServer } from '../src/testing.js';
-import { TestClient, createSession, crop, jobOf, settledJob, startTestServer } from './stream-helpers.js';
+import { TestClient, createSession, crop, jobOf, settledJob, startRunningSession, startTestServer } from './stream-helpers.js';
 
 let srv: TestServer;
 let key: TestKey;
@@ -17,11 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
-async function running(): Promise<{ s: any; c: TestClient }> {
-  const s = await createSession(srv, key);
-  const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-  return { s, c };
-}
+const running = () => startRunningSession(srv, key);
 
 function u8(len: number, fill = 0): Uint8Array {
   return new Uint8Array(len).fill(fill);

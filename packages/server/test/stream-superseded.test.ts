@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { TestKey, TestServer } from '../src/testing.js';
-import { TestClient, createSession, crop, jobOf, startTestServer } from './stream-helpers.js';
+import { jobOf, startRunningSession, startTestServer } from './stream-helpers.js';
 import { phantomFramesFile } from './batch-world.js';
 import { settledCheck } from '../src/stream/settled-elsewhere.js';
 
@@ -18,12 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => srv.close());
 
-async function runningWithFrames(): Promise<{ s: any; c: TestClient }> {
-  const s = await createSession(srv, key);
-  const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-  for (let i = 0; i < 5; i++) c.bin(crop(i, i * 33_333));
-  return { s, c };
-}
+const runningWithFrames = () => startRunningSession(srv, key, 5);
 
 describe('a session settled elsewhere while its socket is open', () => {
   test('a fallback upload supersedes it: the socket hears session_already_used at once, not at stop', async () => {

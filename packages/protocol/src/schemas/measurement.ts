@@ -56,6 +56,17 @@ export const Raw = Type.Object({
   sampleRateHz: Num({ exclusiveMinimum: 0, maximum: 1000 }),
 });
 
+/** The metric blocks, the same in a submission and in the stored measurement. */
+const METRICS = {
+  quality: Type.Optional(Quality),
+  cardiac: Type.Optional(Cardiac),
+  hrv: Type.Optional(Nullable(Hrv)),
+  respiratory: Type.Optional(Respiratory),
+  stress: Type.Optional(Nullable(Stress)),
+  bloodPressure: Type.Optional(Nullable(BloodPressure)),
+  spo2: Type.Optional(Nullable(Spo2)),
+};
+
 /** Body of POST /sdk/v1/measurements. Only `source` is required. */
 export const MeasurementSubmission = Type.Object(
   {
@@ -64,13 +75,7 @@ export const MeasurementSubmission = Type.Object(
     isComplete: Type.Optional(Type.Boolean()),
     sdkVersion: Type.Optional(VersionString),
     modelsVersion: Type.Optional(VersionString),
-    quality: Type.Optional(Quality),
-    cardiac: Type.Optional(Cardiac),
-    hrv: Type.Optional(Nullable(Hrv)),
-    respiratory: Type.Optional(Respiratory),
-    stress: Type.Optional(Nullable(Stress)),
-    bloodPressure: Type.Optional(Nullable(BloodPressure)),
-    spo2: Type.Optional(Nullable(Spo2)),
+    ...METRICS,
     userRef: Type.Optional(UserRef),
     includeAdvanced: Type.Optional(Type.Boolean()),
     raw: Type.Optional(Raw),
@@ -93,13 +98,7 @@ export const Measurement = Type.Object({
   isComplete: Type.Optional(Type.Boolean()),
   sdkVersion: Type.Optional(Type.String()),
   modelsVersion: Type.Optional(Type.String()),
-  quality: Type.Optional(Quality),
-  cardiac: Type.Optional(Cardiac),
-  hrv: Type.Optional(Nullable(Hrv)),
-  respiratory: Type.Optional(Respiratory),
-  stress: Type.Optional(Nullable(Stress)),
-  bloodPressure: Type.Optional(Nullable(BloodPressure)),
-  spo2: Type.Optional(Nullable(Spo2)),
+  ...METRICS,
   emotion: Type.Optional(Type.Unknown()),
   gaze: Type.Optional(Type.Unknown()),
   raw: Type.Optional(Raw),

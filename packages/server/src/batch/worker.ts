@@ -105,7 +105,12 @@ export class Worker {
     for (const { id, status } of await claimableJobs(this.ctx.db.db, this.ctx.clock.now())) {
       if (this.busy.has(id)) continue;
       if (status === 'queued') await this.rt.queue.enqueue(id);
-      else void this.handle(id);
+      // Nobody awaits this run: a failure (the store away while claiming) must not become an
+      // unhandled rejection, which ends the process; the job stays claimable for the next scan.
+      else
+        void this.handle(id).catch((err: unknown) =>
+          process.emitWarning(`batch job ${id}: not taken over (${unavailableReason(err) ?? 'error'}); the next scan retries`),
+        );
     }
   }
 

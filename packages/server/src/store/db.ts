@@ -76,8 +76,9 @@ export interface OpenOptions {
    */
   statementTimeoutMs?: number;
   /**
-   * PostgreSQL: writes of one batched kind that may wait for a batch; more are refused at once, and
-   * so is one that waited `connectTimeoutMs` (batcher.ts). Default 4096.
+   * Writes that may wait for a group commit; more are refused at once (StoreBusyError → 503).
+   * PostgreSQL counts per batched kind, and also refuses one that waited `connectTimeoutMs`
+   * (batcher.ts); SQLite counts every queued write unit (group-commit.ts). Default 4096.
    */
   maxQueuedWrites?: number;
   /** SQLite file only: WAL checkpoints in a worker thread instead of inside commits (sqlite-checkpoint.ts). */
@@ -130,7 +131,7 @@ export function openDatabase(opts: OpenOptions): DbHandle {
   const checkpointer =
     opts.backgroundCheckpoint && file !== ':memory:' ? startBackgroundCheckpoints(sqlite, file) : undefined;
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  const group = new GroupCommit(db);
+  const group = new GroupCommit(db, opts.maxQueuedWrites ?? DB_LIMIT_DEFAULTS.maxQueuedWrites);
   return {
     db,
     dialect: 'sqlite',

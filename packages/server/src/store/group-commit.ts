@@ -11,9 +11,18 @@
  * alone, like spending a nonce) skips the savepoint: a failing statement undoes only itself. Every caller's promise settles only after the commit,
  * so nothing is acknowledged before it is in the WAL. A unit must use only the `tx` it is given
  * (a query on the outer handle would wait for the connection this transaction holds).
+ *
+ * The queue is bounded: when writes arrive faster than commits take them (overload, a slow disk;
+ * better-sqlite3 is synchronous, so requests are read between statements and batches) every unit
+ * not yet committed holds a request. Batches that cannot start wait on the connection, not in
+ * `queue`, so the bound counts units accepted and not yet settled: past `maxQueued` of them beyond
+ * one batch, a new unit is refused at once with `StoreBusyError` (answered 503, unavailable.ts),
+ * as the PostgreSQL batcher refuses one (batcher.ts).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { DEFAULT_MAX_QUEUED } from './batcher.js';
+import { StoreBusyError } from './unavailable.js';
 
 export type WriteUnit<T> = (tx: Kysely<Database>) => Promise<T>;
 
@@ -36,12 +45,33 @@ export class GroupCommit {
   private queue: Pending[] = [];
   private scheduled = false;
   private inFlight: Promise<void> = Promise.resolve();
+  /** Units accepted and not yet settled (queued, or in a batch that has not committed). */
+  private unsettled = 0;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly maxQueued = DEFAULT_MAX_QUEUED,
+  ) {}
 
   run<T>(unit: WriteUnit<T>, single = false): Promise<T> {
+    if (this.unsettled >= this.maxQueued + MAX_BATCH) return Promise.reject(new StoreBusyError());
+    this.unsettled++;
+    const settle = (): void => {
+      this.unsettled--;
+    };
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ unit, single, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        unit,
+        single,
+        resolve: (v) => {
+          settle();
+          resolve(v as T);
+        },
+        reject: (e) => {
+          settle();
+          reject(e);
+        },
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());

@@ -8,7 +8,7 @@
  * error, a bad value) is ours or the caller's and stays a 500 or whatever the route makes of it.
  */
 
-/** A batched write refused at once because too many writes already wait (batcher.ts `maxQueued`). */
+/** A write refused at once because too many writes already wait (`maxQueued` in batcher.ts and group-commit.ts). */
 export class StoreBusyError extends Error {
   readonly code = 'store_busy';
   constructor() {

@@ -146,11 +146,14 @@ export async function startTestServer(opts: { env?: Record<string, string>; cloc
  * Makes the test app's store refuse writes for real, as a saturated or stalled database does: another
  * connection holds the write lock, and the app gives up waiting for it quickly. SQLite: a second
  * connection in `BEGIN IMMEDIATE`, the app's busy_timeout lowered to `sqliteBusyMs` (SQLITE_BUSY);
- * PostgreSQL: the nonces table locked by a transaction on one of the app's own connections, so the
+ * PostgreSQL: the nonces table (or `pgTable`) locked by a transaction on one of the app's own connections, so the
  * app's writes run into its statement_timeout (57014; give the app a short
  * VITALS_DB_STATEMENT_TIMEOUT_MS). Reads of other tables still work. Returns the release.
  */
-export async function holdStoreWriteLock(t: TestApp, opts: { sqliteBusyMs?: number } = {}): Promise<() => Promise<void>> {
+export async function holdStoreWriteLock(
+  t: TestApp,
+  opts: { sqliteBusyMs?: number; pgTable?: 'nonces' | 'cloud_jobs' } = {},
+): Promise<() => Promise<void>> {
   const db = t.ctx.db;
   if (db.dialect === 'sqlite') {
     const holder = new SQLite(path.join(t.config.dataDir, 'vitals.db'));
@@ -167,7 +170,7 @@ export async function holdStoreWriteLock(t: TestApp, opts: { sqliteBusyMs?: numb
   let locked!: () => void;
   const isLocked = new Promise<void>((r) => (locked = r));
   const holding = db.db.transaction().execute(async (tx) => {
-    await sql`lock table nonces in access exclusive mode`.execute(tx);
+    await sql`lock table ${sql.table(opts.pgTable ?? 'nonces')} in access exclusive mode`.execute(tx);
     locked();
     await released;
   });

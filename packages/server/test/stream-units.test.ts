@@ -105,7 +105,7 @@ describe('the 15-frame queue', () => {
     const ws = new FakeSocket();
     let scheduled = 0;
     const laggingScheduler = { schedule: () => void scheduled++, lagMs: () => 1000 } as any;
-    const conn = new StreamConnection(ws as any, { ctx: t.ctx, scheduler: laggingScheduler, log: { error() {} }, onEnd() {} });
+    const conn = new StreamConnection(ws as any, { ctx: t.ctx, scheduler: laggingScheduler, log: { error() {}, warn() {} }, onEnd() {} });
     ws.emit('message', Buffer.from(JSON.stringify({ t: 'hello', protocol: 1, token: s.sessionToken })), false);
     for (let i = 0; i < 50 && !ws.sent.some((e) => e.t === 'ready'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(ws.sent[0]).toMatchObject({ t: 'ready', sessionId: s.sessionId });

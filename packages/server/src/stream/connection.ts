@@ -40,6 +40,7 @@ import { faceCropOf, isFaceCrop } from './face-crop.js';
 import { end, fatal, internal, onSocketClose, refuse, settle, shutdown } from './endings.js';
 import { finish } from './finish.js';
 import { tick } from './timers.js';
+import type { HubLogger } from './hub.js';
 import { send, sendLive, sendStats } from './outbound.js';
 import { analyzeAux } from './aux-analysis.js';
 
@@ -50,7 +51,7 @@ export type Phase = 'hello' | 'authorizing' | 'running' | 'finishing' | 'closed'
 export interface ConnectionDeps {
   ctx: AppContext;
   scheduler: FrameScheduler;
-  log: { error(obj: unknown, msg: string): void };
+  log: HubLogger;
   onEnd(): void;
 }
 

@@ -24,6 +24,7 @@ const MAX_CONNECTIONS = 5000;
 
 export interface HubLogger {
   error(obj: unknown, msg: string): void;
+  warn(obj: unknown, msg: string): void;
 }
 
 export class StreamHub {

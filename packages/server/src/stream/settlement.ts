@@ -26,7 +26,10 @@ export function jobStats(stream: StreamCounts, m?: EngineMeasurement): Record<st
 
 /**
  * Settles the job completed and returns the stored measurement document; `undefined` when the job
- * was settled elsewhere first (superseded by a fallback job).
+ * was settled elsewhere first (superseded by a fallback job, which settles it aborted). A session's
+ * job is completed only here, so a job found completed is this session's own earlier attempt whose
+ * commit went through while its answer was lost (the connection dropped): its measurement is returned
+ * instead of a second one being stored, which makes a retry after a store outage safe.
  */
 export async function storeFinal(
   ctx: AppContext,
@@ -42,8 +45,8 @@ export async function storeFinal(
     secondsProcessed: m?.durationSec ?? 0,
     stats,
   });
-  if (!settled) return undefined;
   const row = await getJob(ctx.db.db, sid);
+  if (!settled && row?.status !== 'completed') return undefined;
   const stored = row?.measurement_id ? await getMeasurement(ctx.db.db, row.key_id, row.measurement_id) : undefined;
   if (!stored) throw new Error('stored measurement not found after settlement');
   return stored.doc;

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CROP_PIXEL_BYTES, type FaceCropPacket } from '@vitals/protocol';
+import { DETECTABILITY_HEAD, detectabilityRow, detectOutcomes, summarize, type DetectItem } from './detectability.js';
 import { estimateOffline, StreamingEstimator } from '../../packages/engine/src/index.js';
 import { cachePath, DATA_DIR, decodeFrames, errorStats, fmt, probeVideo, readManifest, statsRow, table } from './common.js';
 
@@ -164,6 +165,7 @@ export async function run(): Promise<string> {
   const clean = { est: [] as number[], ref: [] as number[] };
   const published = { est: [] as number[], ref: [] as number[] };
   const liveEvents = { total: 0, within5: 0 };
+  const pulses: DetectItem[] = [];
   for (const item of set.items ?? []) {
     const { meta, crops } = await subjectCrops(item.video!, item.id);
     const m = estimateOffline(cropPackets(meta, crops));
@@ -184,6 +186,7 @@ export async function run(): Promise<string> {
     }
     all.est.push(est);
     all.ref.push(ref);
+    pulses.push({ pulse: m.raw.ppgSignal, sampleRateHz: m.raw.sampleRateHz, referenceBpm: ref });
     if (!CORRUPT.has(item.id)) {
       clean.est.push(est);
       clean.ref.push(ref);
@@ -206,6 +209,10 @@ export async function run(): Promise<string> {
     ]),
     '',
     table(['subject', 'reference', 'ours', 'error', 'quality', 'median SQI', 'method', 'skin share', 'box (x,y w×h)', 'note'], rows),
+    '',
+    'Pulse detectability, the test described in the skin-patch section (the chain\'s pulse signal; power at each subject\'s own reference against the other subjects\' references more than 6 bpm away). Here the pulse is there, and the test sees it:',
+    '',
+    table(DETECTABILITY_HEAD, [detectabilityRow('labelled subjects', summarize(detectOutcomes(pulses)))]),
     '',
     `Live \`hr\` events (the streaming estimator over the same crops, labelled subjects): ${liveEvents.total} emitted, ${liveEvents.within5} within 5 bpm of the reference. An event needs a window SQI above 0.38 and, once 20 windows are in, a rate within ±15 bpm of the running capture-rate anchor (rate/live-anchor.ts).`,
     '',

@@ -12,7 +12,8 @@ import type { ObjectStore } from './object-store.js';
 export type { ObjectStore, StoredObject } from './object-store.js';
 export { ObjectTooLargeError } from './object-store.js';
 export { FsObjectStore } from './fs-store.js';
-export { S3ObjectStore, ObjectStoreError } from './s3-store.js';
+export { S3ObjectStore } from './s3-store.js';
+export { ObjectStoreError } from './s3-errors.js';
 
 export function createObjectStore(config: Config): ObjectStore {
   if (config.s3) return new S3ObjectStore(config.s3, path.join(config.dataDir, 'objects-tmp'));

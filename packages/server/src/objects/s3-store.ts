@@ -13,8 +13,8 @@
  *
  * The SDK is imported on first use (the default data-dir deployment never loads it). The first call
  * checks the bucket (HeadBucket) so a wrong endpoint, bucket or credential fails with a clear
- * message. SDK errors become ObjectStoreError: the operation, the S3 error name and HTTP status,
- * never a credential.
+ * message (s3-sdk.ts). SDK errors become ObjectStoreError: the operation, the S3 error name and
+ * HTTP status, never a credential (s3-errors.ts).
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -26,65 +26,13 @@ import type * as S3 from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config.js';
 import type { ObjectStore, StoredObject } from './object-store.js';
 import { checkKey, sha256Of, spoolToFile } from './spool.js';
-
-/**
- * A failure of the S3-compatible store (network, permissions, missing bucket, server error). It
- * keeps the S3 error's name (or a socket error's code) and HTTP status only: the SDK's error
- * carries the raw request and response (with the Authorization header), so it is not attached as
- * `cause`.
- */
-export class ObjectStoreError extends Error {
-  constructor(
-    message: string,
-    readonly code?: string,
-    readonly status?: number,
-  ) {
-    super(message);
-    this.name = 'ObjectStoreError';
-  }
-}
+import { isMissing, statusOf, wrap, type SdkError } from './s3-errors.js';
+import { openSdk, type Sdk } from './s3-sdk.js';
 
 /** Keys the service itself writes (`newObjectKey`): the only ones the sweep's listing returns. */
 const SERVICE_KEY = /^up_[A-Za-z0-9_-]{1,125}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const PUT_ATTEMPTS = 3;
-
-interface Sdk {
-  m: typeof S3;
-  /** Reads, heads, deletes, lists: the SDK retries these itself. */
-  client: S3.S3Client;
-  /** PutObject with a stream body: one attempt per send, retried by `put` with a fresh stream. */
-  putClient: S3.S3Client;
-}
-
-interface SdkError {
-  name?: string;
-  message?: string;
-  $retryable?: unknown;
-  $metadata?: { httpStatusCode?: number };
-}
-
-const statusOf = (err: unknown): number | undefined => (err as SdkError | null)?.$metadata?.httpStatusCode;
-
-/** A missing key (not a missing bucket, which is a configuration fault). */
-function isMissing(err: unknown): boolean {
-  const name = (err as SdkError | null)?.name;
-  if (name === 'NoSuchBucket') return false;
-  return name === 'NoSuchKey' || name === 'NotFound' || statusOf(err) === 404;
-}
-
-function wrap(op: string, err: unknown): ObjectStoreError {
-  if (err instanceof ObjectStoreError) return err;
-  const e = (err ?? {}) as SdkError;
-  const status = statusOf(err);
-  const what = [e.name, status ? `HTTP ${status}` : undefined].filter(Boolean).join(', ');
-  const msg = typeof e.message === 'string' && e.message && e.message !== e.name ? `: ${e.message.slice(0, 200)}` : '';
-  // A socket failure keeps its code (ECONNREFUSED, ...): the store is away, which the app answers
-  // 503 and the batch worker retries (store/unavailable.ts); otherwise the S3 error's name.
-  const socket = (err as { code?: unknown } | null)?.code;
-  const code = typeof socket === 'string' && /^E[A-Z_]+$/.test(socket) ? socket : e.name;
-  return new ObjectStoreError(`object store: ${op} failed${what ? ` (${what})` : ''}${msg}`, code, status);
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -112,31 +60,7 @@ export class S3ObjectStore implements ObjectStore {
   private connect(): Promise<Sdk> {
     if (this.sdk) return this.sdk;
     const s = this.settings;
-    const p = (async (): Promise<Sdk> => {
-      const m = await import('@aws-sdk/client-s3');
-      const base: S3.S3ClientConfig = {
-        region: s.region,
-        endpoint: s.endpoint,
-        forcePathStyle: s.forcePathStyle,
-        credentials: s.credentials(),
-        // Checksums only where S3 requires them: the SDK's default (aws-chunked bodies with trailing
-        // CRC32 checksums) is not understood by many S3-compatible servers; the SHA-256 of every
-        // object is computed here anyway and kept as metadata.
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-        requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
-      };
-      const client = new m.S3Client({ ...base, maxAttempts: 3 });
-      const putClient = new m.S3Client({ ...base, maxAttempts: 1 });
-      try {
-        await client.send(new m.HeadBucketCommand({ Bucket: s.bucket }));
-      } catch (err) {
-        client.destroy();
-        putClient.destroy();
-        throw wrap(`bucket check of "${s.bucket}"${s.endpoint ? ` at ${s.endpoint}` : ''}`, err);
-      }
-      return { m, client, putClient };
-    })();
+    const p = openSdk(s);
     this.sdk = p;
     // A failed check is not remembered: the next call tries again (the store may come up later).
     p.catch(() => {

@@ -8,5 +8,7 @@ export { analyzeTrace } from './estimators/analyze.js';
 export { waveformToVitals, type WaveformVitals, type WaveformOptions } from './estimators/waveform.js';
 export { generatePhantom, phantomStream, type PhantomOptions, type PhantomTruth } from './phantom/generate.js';
 export { buildRgbTrace, traceFromRgb, createRgbTrace, appendPacket, type RgbTrace } from './trace/rgb-trace.js';
-export { skinWeightedRgb, meanRgb, createSkinTraceState } from './trace/skin-trace.js';
+export { skinWeightedRgb } from './trace/skin-trace.js';
+export { meanRgb } from './trace/crop-means.js';
+export { createSkinTraceState } from './trace/skin-trace-state.js';
 export { baevskyStressIndex, stressLevel } from './vitals/stress.js';

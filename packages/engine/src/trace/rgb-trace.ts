@@ -3,7 +3,8 @@
 import type { Packet } from '@vitals/protocol';
 import { dequantizeTelemetry } from '@vitals/protocol';
 import { cropTexture } from './texture.js';
-import { createSkinTraceState, skinWeightedRgbInto, type SkinSample, type SkinTraceState } from './skin-trace.js';
+import { skinWeightedRgbInto } from './skin-trace.js';
+import { createSkinTraceState, type SkinSample, type SkinTraceState } from './skin-trace-state.js';
 
 export interface RgbTrace {
   n: number;

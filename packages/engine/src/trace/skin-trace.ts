@@ -6,38 +6,11 @@
 // Bobbia et al., "Unsupervised skin tissue segmentation for remote photoplethysmography",
 // Pattern Recognition Letters 124, 2019 (skin-weighted spatial averaging beats the box mean).
 // Weights come from an exponentially smoothed image so the mask does not flicker frame to frame;
-// the reference adapts slowly. The state is explicit and owned by the caller, so the streaming and
-// offline estimators produce bit-identical traces from the same packets.
+// the reference adapts slowly. The state is explicit and owned by the caller (skin-trace-state.ts),
+// so the streaming and offline estimators produce bit-identical traces from the same packets.
 import { layout, PHASES as PHASES_EXPORT, type Layout } from './skin-layout.js';
-
-export interface SkinTraceState {
-  /**
-   * Smoothed crop (RGB, float) of the pixels the face prior covers (prior > 0), stored in refresh
-   * order (layout.slotByte): each pixel is refreshed every PHASES frames. Pixels outside the prior
-   * never get a weight, so their smoothed values were never read and are not kept.
-   */
-  image: Float32Array;
-  /** Current skin weight (prior × colour model) of each covered pixel, in pixel order (layout.byte). */
-  weights: Float32Array;
-  refR: number;
-  refG: number;
-  refLuma: number;
-  /** Frames seen; selects which interleaved pixel subset is refreshed. */
-  frame: number;
-  initialized: boolean;
-}
-
-export interface SkinSample {
-  r: number;
-  g: number;
-  b: number;
-  /** Sum of skin weights over the sum of prior weights, 0..1: how much of the face looks like skin. */
-  skinFraction: number;
-  /** Mean RGB of the background reference: the crop's pixels outside the face ellipse (background-reference.ts). */
-  bgR: number;
-  bgG: number;
-  bgB: number;
-}
+import type { SkinSample, SkinTraceState } from './skin-trace-state.js';
+import { backgroundMean } from './crop-means.js';
 
 /**
  * The colour model runs on an interleaved quarter of the pixels per frame (every pixel is refreshed
@@ -52,19 +25,6 @@ const REF_ALPHA = 0.05;
 /** Chromaticity radius (rg units) beyond which a pixel is not skin. */
 const CHROMA_RADIUS2 = 0.055 * 0.055;
 const INV_CHROMA_RADIUS2 = 1 / CHROMA_RADIUS2;
-
-export function createSkinTraceState(): SkinTraceState {
-  const n = layout().n;
-  return {
-    image: new Float32Array(n * 3),
-    weights: new Float32Array(n),
-    refR: 0.4,
-    refG: 0.32,
-    refLuma: 120,
-    frame: 0,
-    initialized: false,
-  };
-}
 
 /** Luminance gate relative to the skin reference (shadows, hair, pupils, glare out). */
 function lumaGate(luma: number, ref: number): number {
@@ -274,38 +234,4 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   out.b = pb / wp;
   out.skinFraction = 0;
   return out;
-}
-
-/**
- * Mean of the box's top corners outside the face ellipse (background and hair). With no padding these are never skin, so whatever they share with the skin
- * trace is not pulse: illumination changes and codec pumping (background-reference.ts).
- */
-function backgroundMean(pixels: Uint8Array, idx: Int32Array, out: SkinSample): void {
-  let r = 0;
-  let g = 0;
-  let b = 0;
-  for (let k = 0; k < idx.length; k++) {
-    const j = idx[k];
-    r += pixels[j];
-    g += pixels[j + 1];
-    b += pixels[j + 2];
-  }
-  const n = Math.max(1, idx.length);
-  out.bgR = r / n;
-  out.bgG = g / n;
-  out.bgB = b / n;
-}
-
-/** Plain mean of a crop's three channels (the reference for speed ratios and for skin patches). */
-export function meanRgb(pixels: Uint8Array): { r: number; g: number; b: number } {
-  let r = 0;
-  let g = 0;
-  let b = 0;
-  const n = pixels.length / 3;
-  for (let j = 0; j < pixels.length; j += 3) {
-    r += pixels[j];
-    g += pixels[j + 1];
-    b += pixels[j + 2];
-  }
-  return { r: r / n, g: g / n, b: b / n };
 }

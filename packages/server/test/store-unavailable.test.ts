@@ -256,3 +256,25 @@ describe("pg-boss's own pool", () => {
     }
   });
 });
+
+describe.skipIf(!process.env.VITALS_TEST_DATABASE_URL)("pg-boss's own pool on a real PostgreSQL", () => {
+  test('its connections run with the store statement timeout, so a query that runs too long ends (57014, unavailable)', async () => {
+    const url = process.env.VITALS_TEST_DATABASE_URL!;
+    const schema = `t_pgboss_${Math.random().toString(16).slice(2, 10)}`;
+    const queue = new PgBossQueue(url, { schema, expireInSeconds: 30, connectTimeoutMs: 2000, statementTimeoutMs: 300 });
+    const boss = (queue as unknown as { boss: { start(): Promise<unknown>; getDb(): { executeSql(text: string): Promise<{ rows: any[] }> } } }).boss;
+    try {
+      await boss.start();
+      const db = boss.getDb();
+      expect((await db.executeSql('show statement_timeout')).rows[0].statement_timeout).toBe('300ms');
+      const err = await db.executeSql('select pg_sleep(2)').catch((e: unknown) => e);
+      expect(unavailableReason(err)).toBe('57014');
+    } finally {
+      await queue.stop();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
+    }
+  });
+});

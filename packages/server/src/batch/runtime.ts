@@ -50,6 +50,7 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
     ? new PgBossQueue(config.databaseUrl, {
         expireInSeconds: Math.max(30, Math.ceil((settings.leaseMs * 2) / 1000)),
         connectTimeoutMs: config.dbConnectTimeoutMs,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
       })
     : new InProcessQueue();
   let analyzer: Promise<AuxAnalyzer> | undefined;

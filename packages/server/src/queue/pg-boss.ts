@@ -6,6 +6,7 @@
  */
 import PgBoss from 'pg-boss';
 import type { JobHandler, JobQueue } from './job-queue.js';
+import { QUERY_TIMEOUT_MARGIN_MS } from '../config.js';
 
 const QUEUE = 'vitals-cloud-jobs';
 
@@ -15,12 +16,28 @@ export class PgBossQueue implements JobQueue {
   private started: Promise<void> | undefined;
 
   /**
-   * `connectTimeoutMs`: the store's `VITALS_DB_CONNECT_TIMEOUT_MS`, handed to pg-boss's own pool (it
-   * passes its options to pg.Pool), so announcing a job fails in bounded time when PostgreSQL is away
-   * (answered 503 like the store's own waits: store/unavailable.ts) instead of waiting forever.
+   * The store's limits, handed to pg-boss's own pool (it passes its options to pg.Pool) the way the
+   * store's pool has them (store/pg-pool.ts): `connectTimeoutMs` (`VITALS_DB_CONNECT_TIMEOUT_MS`) so
+   * announcing a job fails in bounded time when PostgreSQL is away (answered 503 like the store's
+   * own waits: store/unavailable.ts) instead of waiting forever; `statementTimeoutMs`
+   * (`VITALS_DB_STATEMENT_TIMEOUT_MS`) set on each new connection by a statement (PgBouncer refuses
+   * unknown startup parameters), with pg's client-side `query_timeout` one second later for a
+   * socket that went silent.
    */
-  constructor(connectionString: string, opts: { schema?: string; expireInSeconds: number; connectTimeoutMs?: number }) {
-    const pool = opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {};
+  constructor(
+    connectionString: string,
+    opts: { schema?: string; expireInSeconds: number; connectTimeoutMs?: number; statementTimeoutMs?: number },
+  ) {
+    const limit = Math.max(0, Math.floor(opts.statementTimeoutMs ?? 0));
+    const pool = {
+      ...(opts.connectTimeoutMs ? { connectionTimeoutMillis: opts.connectTimeoutMs } : {}),
+      ...(limit
+        ? {
+            query_timeout: limit + QUERY_TIMEOUT_MARGIN_MS,
+            onConnect: (client: { query(sql: string): Promise<unknown> }) => client.query(`set statement_timeout = ${limit}`),
+          }
+        : {}),
+    };
     this.boss = new PgBoss({ connectionString, schema: opts.schema ?? 'pgboss', max: 4, ...pool } as PgBoss.ConstructorOptions);
     this.boss.on('error', () => undefined);
     this.expireInSeconds = opts.expireInSeconds;

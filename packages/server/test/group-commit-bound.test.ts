@@ -1,9 +1,13 @@
 /**
- * The embedded store's group commit is bounded (store/group-commit.ts): while a commit stalls, the
- * units behind it hold requests; past `maxQueued` unsettled units beyond one batch a new write is
- * refused at once with StoreBusyError (answered 503), and everything accepted still commits once
- * the stall ends.
+ * The embedded store's group commit (store/group-commit.ts). It is bounded: while a commit stalls,
+ * the units behind it hold requests; past `maxQueued` unsettled units beyond one batch a new write
+ * is refused at once with StoreBusyError (answered 503), and everything accepted still commits once
+ * the stall ends. And what each caller hears matches what is stored, also when a unit's failure
+ * makes SQLite roll the whole transaction back (a real SQLITE_FULL).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -62,5 +66,38 @@ describe('SQLite group commit bound', () => {
       await expect(group.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     }
     await expect(group.run(async () => 1)).resolves.toBe(1);
+  });
+});
+
+describe('SQLite group commit when a unit takes the transaction down', () => {
+  test('disk full in one unit: no caller is told of a failure for a write that is stored, nor of success for one that is not', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-gc-full-'));
+    const raw = new SQLite(path.join(dir, 'full.db'));
+    raw.pragma('journal_mode = WAL');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    try {
+      await sql`create table t (v integer, b blob)`.execute(db);
+      // A real SQLITE_FULL: the file may grow by three pages, and unit 2 needs far more.
+      raw.pragma(`max_page_count = ${(raw.pragma('page_count', { simple: true }) as number) + 3}`);
+      const group = new GroupCommit(db, 100, () => raw.inTransaction);
+      const insert = (v: number, bytes: number) => (tx: Kysely<Database>) => sql`insert into t values (${v}, zeroblob(${bytes}))`.execute(tx).then(() => v);
+      const outcomes = await Promise.allSettled([
+        group.run(insert(1, 10), true),
+        group.run(insert(2, 1_000_000), true),
+        group.run(insert(3, 10), true),
+        group.run(insert(4, 10)),
+      ]);
+      const stored = new Set((raw.prepare('select v from t').all() as { v: number }[]).map((r) => r.v));
+      outcomes.forEach((o, i) => expect(o.status === 'fulfilled').toBe(stored.has(i + 1)));
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_FULL' });
+      // The group commit goes on once there is room again.
+      raw.pragma('max_page_count = 1073741823');
+      await expect(group.run(insert(5, 10))).resolves.toBe(5);
+      expect(raw.prepare('select count(*) as n from t where v = 5').get()).toEqual({ n: 1 });
+    } finally {
+      await db.destroy();
+      db = undefined;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -50,6 +50,10 @@ describe('unavailableReason', () => {
     ['SQLITE_BUSY', new SQLite.SqliteError('database is locked', 'SQLITE_BUSY'), 'SQLITE_BUSY'],
     ['SQLITE_BUSY_SNAPSHOT', new SQLite.SqliteError('database is locked', 'SQLITE_BUSY_SNAPSHOT'), 'SQLITE_BUSY_SNAPSHOT'],
     ['SQLITE_LOCKED', new SQLite.SqliteError('database table is locked', 'SQLITE_LOCKED'), 'SQLITE_LOCKED'],
+    ['SQLITE_FULL', new SQLite.SqliteError('database or disk is full', 'SQLITE_FULL'), 'SQLITE_FULL'],
+    ['SQLITE_IOERR_WRITE', new SQLite.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE'), 'SQLITE_IOERR_WRITE'],
+    ['disk full (53100)', dbError('could not extend file: No space left on device', '53100'), '53100'],
+    ['out of memory (53200)', dbError('out of memory', '53200'), '53200'],
   ])('%s → unavailable', ([, err, reason]) => {
     expect(unavailableReason(err)).toBe(reason);
     expect(isStoreUnavailable(err)).toBe(true);
@@ -62,6 +66,7 @@ describe('unavailableReason', () => {
     ['serialization failure (40001)', dbError('could not serialize access', '40001')],
     ['a coded error whose message looks like a lost connection', dbError('Connection terminated', '23505')],
     ['SQLITE_CONSTRAINT_PRIMARYKEY', new SQLite.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_PRIMARYKEY')],
+    ['SQLITE_ERROR (a bad statement)', new SQLite.SqliteError('no such table: t', 'SQLITE_ERROR')],
     ['the object store refusing the credentials (S3 AccessDenied)', new ObjectStoreError('object store: get failed (AccessDenied, HTTP 403)', 'AccessDenied', 403)],
     ['a plain Error', new Error('boom')],
     ['a TypeError', new TypeError('cannot read properties of undefined')],

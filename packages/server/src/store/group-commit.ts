@@ -48,9 +48,17 @@ export class GroupCommit {
   /** Units accepted and not yet settled (queued, or in a batch that has not committed). */
   private unsettled = 0;
 
+  /**
+   * `inTransaction`: whether the connection still has a transaction open (better-sqlite3's
+   * `inTransaction`). Some failures (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, SQLITE_NOMEM) may make
+   * SQLite roll the whole transaction back on its own; the units after such a failure would then run
+   * in autocommit, each stored at once, while the batch's COMMIT fails and every caller hears an
+   * error. So after a failed unit the batch goes on only if the transaction is still open.
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly maxQueued = DEFAULT_MAX_QUEUED,
+    private readonly inTransaction: () => boolean = () => true,
   ) {}
 
   run<T>(unit: WriteUnit<T>, single = false): Promise<T> {
@@ -95,6 +103,8 @@ export class GroupCommit {
     if (this.queue.length) setImmediate(() => void this.flush());
     else this.scheduled = false;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    // A unit's failure that took the whole transaction with it: every caller of the batch gets it.
+    let lost: { error: unknown } | undefined;
     try {
       await this.db.transaction().execute(async (tx) => {
         for (const p of batch) {
@@ -104,6 +114,10 @@ export class GroupCommit {
             if (!p.single) await tx.executeQuery(RELEASE);
             outcomes.push({ ok: true, value });
           } catch (error) {
+            if (!this.inTransaction()) {
+              lost = { error };
+              throw error;
+            }
             if (!p.single) {
               await tx.executeQuery(ROLLBACK_TO);
               await tx.executeQuery(RELEASE);
@@ -113,8 +127,9 @@ export class GroupCommit {
         }
       });
     } catch (error) {
-      // The commit itself failed (or a rollback did): nothing of this batch is stored.
-      for (const p of batch) p.reject(error);
+      // The commit itself failed (or a rollback did, or SQLite rolled the transaction back after a
+      // unit's failure; Kysely's own ROLLBACK then fails too): nothing of this batch is stored.
+      for (const p of batch) p.reject(lost ? lost.error : error);
       return;
     }
     batch.forEach((p, i) => {

@@ -22,9 +22,10 @@ export class StoreBusyError extends Error {
  * (statement_timeout), 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now
  * (starting up, in recovery), 53300 too_many_connections, 25006 read_only_sql_transaction (a
  * write reached a standby, as just after a failover while connections still point at the old
- * primary's address), and class 08 (connection exceptions).
+ * primary's address), 53100 disk_full and 53200 out_of_memory (the server out of a resource an
+ * operator restores; retrying later succeeds), and class 08 (connection exceptions).
  */
-const SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '25006']);
+const SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53100', '53200', '25006']);
 
 /** Socket errors on the way to the database or the object store (Node's `code`). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
@@ -58,8 +59,10 @@ export function unavailableReason(err: unknown, depth = 0): string | undefined {
     if (SOCKET_CODES.has(code)) return code;
     // The S3-compatible object store asking for less load or briefly unable to answer.
     if (S3_CODES.has(code)) return code;
-    // better-sqlite3: the busy timeout ran out, or a table is locked (extended codes included).
-    if (/^SQLITE_(BUSY|LOCKED)/.test(code)) return code;
+    // better-sqlite3: the busy timeout ran out, or a table is locked; the disk is full, failed to
+    // read or write, or memory ran out (extended codes included). A constraint or a bad statement
+    // (SQLITE_CONSTRAINT, SQLITE_ERROR) is not the store's state and stays out.
+    if (/^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM)/.test(code)) return code;
   }
   // pg's client-side failures are plain Errors; a database error with a code is judged above only.
   if (code === undefined && typeof e.message === 'string') {

@@ -1,12 +1,15 @@
 // UBFC-rPPG (re-encoded): face box from a skin-colour blob on the first frame (our own simple
 // detector), the box resized to 36x36 by area averaging with no padding (the spec's crop rule, box
-// held fixed), type-1 packets with the container timestamps → `estimateOffline`.
+// held fixed), type-1 packets with the container timestamps → `estimateOffline`. HRV against the
+// subjects' contact PPG: ubfc2-hrv.ts.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CROP_PIXEL_BYTES, type FaceCropPacket } from '@vitals/protocol';
 import { DETECTABILITY_HEAD, detectabilityRow, detectOutcomes, summarize, type DetectItem } from './detectability.js';
-import { estimateOffline, StreamingEstimator } from '../../packages/engine/src/index.js';
+import { buildRgbTrace, StreamingEstimator } from '../../packages/engine/src/index.js';
+import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
 import { cachePath, DATA_DIR, decodeFrames, errorStats, fmt, probeVideo, readManifest, statsRow, table } from './common.js';
+import { contactReference, hrvSection, parseGroundTruth, type HrvSubject } from './ubfc2-hrv.js';
 
 export interface Box {
   x: number;
@@ -166,9 +169,12 @@ export async function run(): Promise<string> {
   const published = { est: [] as number[], ref: [] as number[] };
   const liveEvents = { total: 0, within5: 0 };
   const pulses: DetectItem[] = [];
+  const hrv: HrvSubject[] = [];
   for (const item of set.items ?? []) {
     const { meta, crops } = await subjectCrops(item.video!, item.id);
-    const m = estimateOffline(cropPackets(meta, crops));
+    // estimateOffline's body (buildRgbTrace → analyzeTrace), also returning the chain's internal beats and HRV.
+    const analysis = analyzeTraceWithInternals(buildRgbTrace(cropPackets(meta, crops)));
+    const m = analysis.measurement;
     const est = m.stats.internalHeartRateBpm ?? NaN;
     const boxText = `${meta.box.x},${meta.box.y} ${meta.box.w}×${meta.box.h}`;
     if (item.referenceHeartRateBpm === undefined) {
@@ -195,6 +201,17 @@ export async function run(): Promise<string> {
       published.est.push(m.cardiac.heartRate.value);
       published.ref.push(ref);
     }
+    if (item.groundTruth) {
+      hrv.push({
+        id: item.id,
+        corruptOximeter: CORRUPT.has(item.id),
+        manifestHrBpm: ref,
+        ref: contactReference(parseGroundTruth(readFileSync(join(DATA_DIR, item.groundTruth), 'utf8'))),
+        measurement: m,
+        internal: analysis.vitals?.hrv ?? null,
+        internalRr: analysis.vitals?.rr ?? null,
+      });
+    }
     rows.push([item.id, fmt(ref, 2), fmt(est), fmt(est - ref), m.quality.level, fmt(m.stats.medianSqi, 2), m.stats.pulseMethod, fmt(m.stats.skinFraction, 2), boxText, CORRUPT.has(item.id) ? 'PPG-derived ref' : '']);
   }
   return [
@@ -219,5 +236,7 @@ export async function run(): Promise<string> {
     'Held-out subjects (no labels here), our estimates listed blind:',
     '',
     table(['subject', 'chain HR', 'published HR', 'quality', 'median SQI'], blind),
+    '',
+    hrvSection(hrv),
   ].join('\n');
 }

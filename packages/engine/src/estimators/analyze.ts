@@ -143,6 +143,23 @@ export function bandOf(opts: AnalyzeOptions): PulseBand {
 }
 
 export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): EngineMeasurement {
+  return analyzeTraceWithInternals(trace, opts).measurement;
+}
+
+/** The published measurement with the chain's beat-level results behind it. */
+export interface TraceAnalysis {
+  measurement: EngineMeasurement;
+  /**
+   * Beats, RR series and HRV as the chain computed them from its pulse, whatever the quality gate
+   * and the HRV conditions decided about publishing (null when no capture rate was found). For
+   * evaluation (scripts/eval): deliberately not part of `EngineMeasurement` or `EngineStats`, which
+   * the server stores and returns.
+   */
+  vitals: PulseVitals | null;
+}
+
+/** `analyzeTrace`, also returning the chain's internal beat-level results (same measurement). */
+export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions = {}): TraceAnalysis {
   const band = bandOf(opts);
   const n = trace.n;
   const timing = captureTiming(trace.tMicros, n);
@@ -166,7 +183,10 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   // Too few frames, or a frame rate too low to resolve the heart-rate band (a rate above 0.45·fs
   // would alias): poor, never a number and never an exception.
   if (n < 8 || !(timing.sampleRateHz > 0) || !bandObservable(band, timing.sampleRateHz)) {
-    return composeMeasurement({ timing, quality: poor, hrBpm: NaN, vitals: null, pulse: new Float64Array(0), bp: null, spo2: null, stats });
+    return {
+      measurement: composeMeasurement({ timing, quality: poor, hrBpm: NaN, vitals: null, pulse: new Float64Array(0), bp: null, spo2: null, stats }),
+      vitals: null,
+    };
   }
   const fs = timing.sampleRateHz;
   const bgIn = trace.bg;
@@ -191,7 +211,7 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   stats.anchorShare = Number.isFinite(capture.anchorShare) ? roundTo(capture.anchorShare, 3) : null;
   if (!Number.isFinite(hrBpm)) {
-    return composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats });
+    return { measurement: composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats }), vitals: null };
   }
   const tel = trace.telemetry;
   const head =
@@ -207,5 +227,5 @@ export function analyzeTrace(trace: RgbTrace, opts: AnalyzeOptions = {}): Engine
   const sqi = stats.medianSqi;
   const bp = estimateBloodPressure(hrBpm, vitals.riseFraction, sqi);
   const spo2 = estimateSpo2(redBlueRatioOfRatios(r, b, fs, hrBpm / 60), sqi);
-  return composeMeasurement({ timing, quality, hrBpm, vitals, pulse, bp, spo2, stats });
+  return { measurement: composeMeasurement({ timing, quality, hrBpm, vitals, pulse, bp, spo2, stats }), vitals };
 }

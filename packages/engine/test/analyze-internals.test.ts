@@ -1,0 +1,32 @@
+// analyzeTraceWithInternals (the evaluation's view of the chain's beat-level HRV): the same
+// measurement as analyzeTrace, and the internal HRV is the one published when the gate lets it out.
+import { describe, expect, it } from 'vitest';
+import { analyzeTrace, buildRgbTrace, generatePhantom } from '@vitals/engine';
+import { analyzeTraceWithInternals } from '../src/estimators/analyze.js';
+import { roundTo } from '../src/dsp/stats.js';
+
+describe('analyzeTraceWithInternals', () => {
+  it('returns the measurement analyzeTrace returns, and the HRV behind the published block', () => {
+    const { packets } = generatePhantom({ durationSec: 40, heartRateBpm: 72, seed: 21 });
+    const trace = buildRgbTrace(packets);
+    const { measurement, vitals } = analyzeTraceWithInternals(trace);
+    expect(measurement).toEqual(analyzeTrace(trace));
+    expect(measurement.hrv).not.toBeNull();
+    expect(vitals?.hrv).not.toBeNull();
+    expect(roundTo(vitals!.hrv!.sdnnMs, 1)).toBe(measurement.hrv!.sdnnMs);
+    expect(roundTo(vitals!.hrv!.rmssdMs, 1)).toBe(measurement.hrv!.rmssdMs);
+    expect(Array.from(vitals!.rr.nnMs, (v) => roundTo(v, 1))).toEqual(measurement.raw.rrIntervalsMs);
+  });
+
+  it.each([
+    { label: 'a 15 s capture (HRV needs 20 s)', opts: { durationSec: 15 } },
+    { label: 'a capture the quality gate calls poor', opts: { durationSec: 40, pulseAmplitude: 0.002, noiseStd: 6 } },
+  ])('still gives the internal HRV for $label, where none is published', ({ opts }) => {
+    const { packets } = generatePhantom({ heartRateBpm: 80, seed: 22, ...opts });
+    const trace = buildRgbTrace(packets);
+    const { measurement, vitals } = analyzeTraceWithInternals(trace);
+    expect(measurement).toEqual(analyzeTrace(trace));
+    expect(measurement.hrv).toBeNull();
+    expect(vitals?.hrv?.nnCount).toBeGreaterThanOrEqual(15);
+  });
+});

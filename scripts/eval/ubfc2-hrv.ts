@@ -245,7 +245,7 @@ export function hrvSection(subjects: HrvSubject[]): string {
     '',
     table(['subject', 'MANIFEST HR', 'contact-PPG beat HR', 'Δ (bpm)', 'stage HR', 'grid (Hz)', 'NN', 'waveform SQI', 'note'], refRows),
     '',
-    'Ours: the chain over the face crops (the run above). "Internal" is the HRV the chain computes from its own beats whatever the quality gate says (`analyzeTraceWithInternals` in estimators/analyze.ts, the same analysis as `estimateOffline`; it is not in the measurement or its stats, which the server stores and returns); "published" is the measurement\'s `hrv` block, null unless quality is not poor, the capture is ≥ 20 s and ≥ 15 NN intervals with ≥ 60 % of intervals accepted. Error = ours − reference (internal).',
+    'Ours: the chain over the face crops (the run above). "Internal" is the HRV the chain computes from its own beats whatever the quality gate says (`analyzeTraceWithInternals` in estimators/analyze.ts, the same analysis as `estimateOffline`; it is not in the measurement or its stats, which the server stores and returns); "published" is the measurement\'s `hrv` block, null unless quality is good, the capture is ≥ 20 s and ≥ 15 NN intervals with ≥ 60 % of intervals accepted. Error = ours − reference (internal).',
     '',
     table(
       ['subject', 'quality', 'ref SDNN', 'ours SDNN', 'err', 'ref RMSSD', 'ours RMSSD', 'err', 'ref pNN50', 'ours pNN50', 'err', 'our NN (accepted)', 'published SDNN / RMSSD / pNN50'],
@@ -277,7 +277,7 @@ function meaning(all: { est: HrvValues; ref: HrvValues }[], published: { est: Hr
   const pubErr = published.map((p) => p.est.rmssdMs - p.ref.rmssdMs);
   const pubText = published.length
     ? ` The ${published.length} published values are no better (RMSSD off by ${fmt(Math.min(...pubErr))} to ${fmt(Math.max(...pubErr))} ms): the quality gate and the HRV conditions (NN count, accepted share) do not catch beat-timing noise of this size, so on video like this the published \`hrv\` block should not be trusted.`
-    : '';
+    : ' None is published. Before HRV required a good capture (analyze.ts, HRV_MIN_LEVEL), subjects 5, 8 and 20 (fair) published an RMSSD 45–49 ms above their reference: the other HRV conditions (NN count, accepted share) do not catch beat-timing noise of this size.';
   if (mae > refMean) {
     return (
       `What it means: on these low-bitrate re-encodes our camera HRV does not measure HRV. Ours is above the contact reference in ${higher} of ${all.length} subjects (RMSSD MAE ${fmt(mae)} ms against a mean reference RMSSD of ${fmt(refMean)} ms) and ${follows} (${rText}). The size of the excess is what independent beat-time errors of about 25 ms alone would give (RMSSD ≈ √6·σ ≈ 60 ms; 25 ms is under one frame at 29.5 fps), which suggests RMSSD and pNN50 here measure the timing noise of beats picked from a noisy pulse rather than the heart's beat-to-beat variation.` +

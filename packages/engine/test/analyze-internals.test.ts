@@ -2,7 +2,7 @@
 // measurement as analyzeTrace, and the internal HRV is the one published when the gate lets it out.
 import { describe, expect, it } from 'vitest';
 import { analyzeTrace, buildRgbTrace, generatePhantom } from '@vitals/engine';
-import { analyzeTraceWithInternals } from '../src/estimators/analyze.js';
+import { analyzeTraceWithInternals, captureTiming, composeMeasurement } from '../src/estimators/analyze.js';
 import { roundTo } from '../src/dsp/stats.js';
 
 describe('analyzeTraceWithInternals', () => {
@@ -28,5 +28,36 @@ describe('analyzeTraceWithInternals', () => {
     expect(measurement).toEqual(analyzeTrace(trace));
     expect(measurement.hrv).toBeNull();
     expect(vitals?.hrv?.nnCount).toBeGreaterThanOrEqual(15);
+  });
+});
+
+describe('HRV publication', () => {
+  // The same beats and intervals composed under a good and under a fair verdict: only a good
+  // capture publishes HRV and the stress index (analyze.ts, HRV_MIN_LEVEL); the rate is published in both.
+  it('is for good captures only', () => {
+    const { packets } = generatePhantom({ durationSec: 40, heartRateBpm: 72, seed: 21 });
+    const trace = buildRgbTrace(packets);
+    const { measurement, vitals } = analyzeTraceWithInternals(trace);
+    expect(measurement.quality.level).toBe('good');
+    expect(measurement.hrv).not.toBeNull();
+    const timing = captureTiming(trace.tMicros, trace.n);
+    const compose = (level: 'good' | 'fair', score: number) =>
+      composeMeasurement({
+        timing,
+        quality: { level, score, usable: true },
+        hrBpm: measurement.cardiac.heartRate!.value,
+        vitals,
+        pulse: Float64Array.from(measurement.raw.ppgSignal),
+        bp: null,
+        spo2: null,
+        stats: measurement.stats,
+      });
+    const good = compose('good', 0.7);
+    expect(good.hrv).toEqual(expect.objectContaining({ sdnnMs: measurement.hrv!.sdnnMs, rmssdMs: measurement.hrv!.rmssdMs }));
+    expect(good.stress).not.toBeNull();
+    const fair = compose('fair', 0.6);
+    expect(fair.cardiac.heartRate).not.toBeNull();
+    expect(fair.hrv).toBeNull();
+    expect(fair.stress).toBeNull();
   });
 });

@@ -120,4 +120,23 @@ describe('streaming estimator', () => {
     expect(events.filter((e) => e.t === 'hr').length).toBeLessThanOrEqual(1);
     expect(events.some((e) => e.t === 'hrv')).toBe(false);
   });
+
+  it('sends hrv only while the capture grades good, as the offline rule publishes HRV', () => {
+    const live = (opts: Parameters<typeof generatePhantom>[0]) => {
+      const { packets } = generatePhantom({ durationSec: 60, heartRateBpm: 72, ...opts });
+      const s = new StreamingEstimator();
+      const events = packets.flatMap((p) => s.push(p));
+      return { hrv: events.filter((e) => e.t === 'hrv').length, final: s.finish() };
+    };
+    // A fair capture whose 30 s windows still pass the interval rules (it sent two hrv events
+    // before the rule): no hrv event, as offline publishes no HRV for it.
+    const fair = live({ pulseAmplitude: 0.006, noiseStd: 7, seed: 62 });
+    expect(fair.final.quality.level).toBe('fair');
+    expect(fair.final.hrv).toBeNull();
+    expect(fair.hrv).toBe(0);
+    const good = live({ pulseAmplitude: 0.004, noiseStd: 3, seed: 61 });
+    expect(good.final.quality.level).toBe('good');
+    expect(good.final.hrv).not.toBeNull();
+    expect(good.hrv).toBeGreaterThan(0);
+  });
 });

@@ -10,7 +10,7 @@ import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
 import { captureHeartRate } from '../rate/capture-rate.js';
 import { bandObservable } from '../rate/hr-spectrum.js';
 import type { RgbTrace } from '../trace/rgb-trace.js';
-import type { EngineMeasurement, EngineStats } from '../types.js';
+import type { EngineMeasurement, EngineStats, QualityLevel } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
 import { pulseToVitals, respiratoryBaseline, type PulseVitals } from '../vitals/pulse-vitals.js';
 import { stressLevel } from '../vitals/stress.js';
@@ -19,6 +19,14 @@ import { stressLevel } from '../vitals/stress.js';
 export const HRV_MIN_DURATION_SEC = 20;
 const HRV_MIN_INTERVALS = 15;
 const HRV_MIN_ACCEPTED = 0.6;
+/**
+ * HRV (and the stress index, which comes from the same intervals) is published only for a `good`
+ * capture. Beat timing needs a cleaner pulse than the rate does: on the ubfc2 recordings every
+ * `fair` capture's RMSSD was 45–49 ms above its contact-PPG reference (beat-time errors of about
+ * 25 ms, under one frame; docs/accuracy.md, "HRV against the contact PPG"), while its heart rate was
+ * within 1.5 bpm. A `fair` capture still publishes its rate, breathing and the beta estimates.
+ */
+const HRV_MIN_LEVEL: QualityLevel = 'good';
 
 export interface CaptureTiming {
   durationSec: number;
@@ -98,7 +106,11 @@ export function composeMeasurement(p: {
   const conf = roundTo(quality.score, 2);
   const h = vitals.hrv;
   const hrvOk =
-    h !== null && timing.durationSec >= HRV_MIN_DURATION_SEC && h.nnCount >= HRV_MIN_INTERVALS && h.acceptedFraction >= HRV_MIN_ACCEPTED;
+    h !== null &&
+    quality.level === HRV_MIN_LEVEL &&
+    timing.durationSec >= HRV_MIN_DURATION_SEC &&
+    h.nnCount >= HRV_MIN_INTERVALS &&
+    h.acceptedFraction >= HRV_MIN_ACCEPTED;
   const hrvConf = h ? quality.score * h.acceptedFraction * Math.min(1, h.nnCount / 60) : 0;
   const br = vitals.breathing;
   return {

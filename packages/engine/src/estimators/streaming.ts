@@ -2,12 +2,13 @@
 // capture time (spec, Streaming events). Per frame it only appends one skin-weighted RGB sample
 // (the same function the offline path uses); once per second of capture it analyses the last
 // 10 s (heart rate, one online Viterbi step: hr-track.ts) and every 5 s the last 30 s (beats →
-// HRV, beta BP and SpO2). `finish()` runs the offline chain over the accumulated trace, so its
+// HRV, only while the capture grades `good` as offline; beta BP and SpO2). `finish()` runs the offline chain over the accumulated trace, so its
 // measurement equals `estimateOffline` on the same packets by construction.
 import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
 import { BufferPool } from '../dsp/buffers.js';
 import { decimatedLength, medianIntervalMicros, resampleDecimated, resampleDecimatedInto } from '../dsp/resample.js';
-import { roundTo } from '../dsp/stats.js';
+import { median, roundTo } from '../dsp/stats.js';
+import { assessQuality } from '../quality/quality.js';
 import { referencedPulses } from '../pulse/background-reference.js';
 import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
@@ -54,6 +55,8 @@ export class StreamingEstimator {
   private spareDelta: Float64Array | undefined;
   /** The capture-rate anchor kept online (rate/live-anchor.ts). */
   private readonly anchor = new LiveAnchor();
+  /** Every heart-rate window's SQI so far: the live `hrv` event needs the capture to grade `good`. */
+  private readonly windowSqis: number[] = [];
 
   constructor(opts: StreamingOptions = {}) {
     this.opts = { band: opts.band };
@@ -155,9 +158,23 @@ export class StreamingEstimator {
     const offAnchor = Math.abs(r.freqHz * 60 - anchorBpm) > CAPTURE_CORRIDOR_BPM;
     this.lastHrHz = r.freqHz;
     this.lastSqi = offAnchor ? 0 : r.sqi;
+    this.windowSqis.push(r.sqi);
     if (r.sqi > HR_EVENT_MIN_SQI && !offAnchor) {
       events.push({ t: 'hr', hr: roundTo(r.freqHz * 60, 1), sqi: roundTo(r.sqi, 2), tMs: Math.round(tEnd / 1000) });
     }
+  }
+
+  /**
+   * The offline rule for HRV (analyze.ts, HRV_MIN_LEVEL): only a `good` capture, graded as the
+   * offline quality grades it from every window's SQI so far and the skin share of the last slow
+   * window (without the capture-level evidence, so live is never looser than offline).
+   */
+  private captureIsGood(tEnd: number): boolean {
+    const tr = this.trace;
+    const from = this.windowStart(tEnd, this.slowWindowSec);
+    const skin = median(tr.skinFraction.subarray(from, tr.n));
+    const durationSec = (tr.tMicros[tr.n - 1] - tr.tMicros[0]) / 1e6;
+    return assessQuality(this.windowSqis, skin, durationSec).level === 'good';
   }
 
   private analyzeSlow(events: EngineEvent[], tEnd: number): void {
@@ -167,7 +184,7 @@ export class StreamingEstimator {
     const pulse = w.pulses.pos;
     const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz, skipBreathing: true });
     const h = v.hrv;
-    if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6) {
+    if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6 && this.captureIsGood(tEnd)) {
       events.push({ t: 'hrv', rmssdMs: roundTo(h.rmssdMs, 1), sdnnMs: roundTo(h.sdnnMs, 1), meanRrMs: roundTo(h.meanRrMs, 1) });
     }
     const bp = estimateBloodPressure(this.lastHrHz * 60, v.riseFraction, this.lastSqi);

@@ -97,7 +97,7 @@ describe('streaming estimator', () => {
   });
 
   it('emits hr events about once per second near the truth, then hrv, bp and spo2', () => {
-    const { packets, truth } = generatePhantom({ durationSec: 40, heartRateBpm: 76, seed: 72 });
+    const { packets, truth } = generatePhantom({ durationSec: 40, heartRateBpm: 76, pulseAmplitude: 0.02, noiseStd: 1, seed: 72 });
     const s = new StreamingEstimator();
     const events = packets.flatMap((p) => s.push(p));
     const hr = events.filter((e) => e.t === 'hr');
@@ -134,7 +134,7 @@ describe('streaming estimator', () => {
     expect(fair.final.quality.level).toBe('fair');
     expect(fair.final.hrv).toBeNull();
     expect(fair.hrv).toBe(0);
-    const good = live({ pulseAmplitude: 0.004, noiseStd: 3, seed: 61 });
+    const good = live({ pulseAmplitude: 0.02, noiseStd: 1, seed: 61 });
     expect(good.final.quality.level).toBe('good');
     expect(good.final.hrv).not.toBeNull();
     expect(good.hrv).toBeGreaterThan(0);

@@ -14,6 +14,7 @@ import type { EngineMeasurement, EngineStats, QualityLevel } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
 import { pulseToVitals, respiratoryBaseline, type PulseVitals } from '../vitals/pulse-vitals.js';
 import { stressLevel } from '../vitals/stress.js';
+import { hrvAboveTimingNoise } from '../beats/timing-noise.js';
 
 /** HRV needs at least this much capture (spec, Limits: "shorter cannot produce HRV"). */
 export const HRV_MIN_DURATION_SEC = 20;
@@ -110,7 +111,8 @@ export function composeMeasurement(p: {
     quality.level === HRV_MIN_LEVEL &&
     timing.durationSec >= HRV_MIN_DURATION_SEC &&
     h.nnCount >= HRV_MIN_INTERVALS &&
-    h.acceptedFraction >= HRV_MIN_ACCEPTED;
+    h.acceptedFraction >= HRV_MIN_ACCEPTED &&
+    hrvAboveTimingNoise(h.rmssdMs, vitals.timingNoiseMs);
   const hrvConf = h ? quality.score * h.acceptedFraction * Math.min(1, h.nnCount / 60) : 0;
   const br = vitals.breathing;
   return {

@@ -19,6 +19,7 @@ import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.
 import type { EngineEvent, EngineMeasurement } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
 import { pulseToVitals } from '../vitals/pulse-vitals.js';
+import { hrvAboveTimingNoise } from '../beats/timing-noise.js';
 import { analyzeTrace, bandOf, redBlueRatioOfRatios, type AnalyzeOptions } from './analyze.js';
 
 export interface StreamingOptions extends AnalyzeOptions {
@@ -184,7 +185,7 @@ export class StreamingEstimator {
     const pulse = w.pulses.pos;
     const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz, skipBreathing: true });
     const h = v.hrv;
-    if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6 && this.captureIsGood(tEnd)) {
+    if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6 && hrvAboveTimingNoise(h.rmssdMs, v.timingNoiseMs) && this.captureIsGood(tEnd)) {
       events.push({ t: 'hrv', rmssdMs: roundTo(h.rmssdMs, 1), sdnnMs: roundTo(h.sdnnMs, 1), meanRrMs: roundTo(h.meanRrMs, 1) });
     }
     const bp = estimateBloodPressure(this.lastHrHz * 60, v.riseFraction, this.lastSqi);

@@ -5,6 +5,7 @@
 import { bandPassZeroPhase, lowPassZeroPhase } from '../dsp/butterworth.js';
 import { detectBeats, type Beats } from '../beats/peaks.js';
 import { rrIntervals, type RrSeries } from '../beats/rr-intervals.js';
+import { timingNoiseMs } from '../beats/timing-noise.js';
 import { timeDomainHrv, type HrvResult } from './hrv.js';
 import { baevskyStressIndex } from './stress.js';
 import {
@@ -53,6 +54,8 @@ export interface PulseVitals {
   breathing: BreathingEstimate | null;
   /** Median (peak − foot) / beat period over accepted beats; NaN when unknown. */
   riseFraction: number;
+  /** The beat timing's own noise, ms (beats/timing-noise.ts); NaN when too few intervals. */
+  timingNoiseMs: number;
 }
 
 /** Minimum per-sample confidence at a beat for its intervals to count (vitallens-core `HrvOptions`). */
@@ -132,7 +135,8 @@ export function pulseToVitals(input: PulseVitalsInput): PulseVitals {
     rise.push((beats.peakSec[i] - beats.troughSec[i]) / period);
   }
   const breathing = input.skipBreathing ? null : breathingFromBeats(input, beats, rr);
-  return { beats, rr, hrv, stressIndex, breathing, riseFraction: medianOf(rise) };
+  const noise = timingNoiseMs(sig, input.sampleRateHz, input.hrHz, beats.peakSec, rr.accepted);
+  return { beats, rr, hrv, stressIndex, breathing, riseFraction: medianOf(rise), timingNoiseMs: noise };
 }
 
 /** Respiratory baseline from a channel: normalised, detrended by a 0.05 Hz high-pass, low-passed at 0.7 Hz. */

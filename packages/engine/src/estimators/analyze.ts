@@ -29,6 +29,22 @@ const HRV_MIN_ACCEPTED = 0.6;
  */
 const HRV_MIN_LEVEL: QualityLevel = 'good';
 
+/**
+ * Whether HRV (and the stress index) may be published: the one rule for the offline measurement and
+ * the live `hrv` event. `level` is the capture's quality verdict, `durationSec` its length.
+ */
+export function hrvPublishable(v: Pick<PulseVitals, 'hrv' | 'timingNoiseMs'>, level: QualityLevel, durationSec: number): boolean {
+  const h = v.hrv;
+  return (
+    h !== null &&
+    level === HRV_MIN_LEVEL &&
+    durationSec >= HRV_MIN_DURATION_SEC &&
+    h.nnCount >= HRV_MIN_INTERVALS &&
+    h.acceptedFraction >= HRV_MIN_ACCEPTED &&
+    hrvAboveTimingNoise(h.rmssdMs, v.timingNoiseMs)
+  );
+}
+
 export interface CaptureTiming {
   durationSec: number;
   sampleRateHz: number;
@@ -106,13 +122,7 @@ export function composeMeasurement(p: {
   if (!quality.usable || !Number.isFinite(p.hrBpm) || !vitals) return { ...base, ...nullMetrics() };
   const conf = roundTo(quality.score, 2);
   const h = vitals.hrv;
-  const hrvOk =
-    h !== null &&
-    quality.level === HRV_MIN_LEVEL &&
-    timing.durationSec >= HRV_MIN_DURATION_SEC &&
-    h.nnCount >= HRV_MIN_INTERVALS &&
-    h.acceptedFraction >= HRV_MIN_ACCEPTED &&
-    hrvAboveTimingNoise(h.rmssdMs, vitals.timingNoiseMs);
+  const hrvOk = h !== null && hrvPublishable(vitals, quality.level, timing.durationSec);
   const hrvConf = h ? quality.score * h.acceptedFraction * Math.min(1, h.nnCount / 60) : 0;
   const br = vitals.breathing;
   return {

@@ -2,8 +2,9 @@
 // capture time (spec, Streaming events). Per frame it only appends one skin-weighted RGB sample
 // (the same function the offline path uses); once per second of capture it analyses the last
 // 10 s (heart rate, one online Viterbi step: hr-track.ts) and every 5 s the last 30 s (beats →
-// HRV, only while the capture grades `good` as offline; beta BP and SpO2). `finish()` runs the offline chain over the accumulated trace, so its
-// measurement equals `estimateOffline` on the same packets by construction.
+// HRV under the offline publication rule, beta BP and SpO2). `finish()` runs the offline chain over
+// the accumulated trace, so its measurement equals `estimateOffline` on the same packets by
+// construction.
 import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
 import { BufferPool } from '../dsp/buffers.js';
 import { decimatedLength, medianIntervalMicros, resampleDecimated, resampleDecimatedInto } from '../dsp/resample.js';
@@ -18,9 +19,8 @@ import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
 import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.js';
 import type { EngineEvent, EngineMeasurement } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
-import { pulseToVitals } from '../vitals/pulse-vitals.js';
-import { hrvAboveTimingNoise } from '../beats/timing-noise.js';
-import { analyzeTrace, bandOf, redBlueRatioOfRatios, type AnalyzeOptions } from './analyze.js';
+import { pulseToVitals, type PulseVitals } from '../vitals/pulse-vitals.js';
+import { analyzeTrace, bandOf, hrvPublishable, redBlueRatioOfRatios, type AnalyzeOptions } from './analyze.js';
 
 export interface StreamingOptions extends AnalyzeOptions {
   /** Capture seconds between heart-rate analyses (default 1). */
@@ -166,16 +166,16 @@ export class StreamingEstimator {
   }
 
   /**
-   * The offline rule for HRV (analyze.ts, HRV_MIN_LEVEL): only a `good` capture, graded as the
-   * offline quality grades it from every window's SQI so far and the skin share of the last slow
-   * window (without the capture-level evidence, so live is never looser than offline).
+   * The offline HRV rule (analyze.ts `hrvPublishable`) on the capture so far: graded as the offline
+   * quality grades it from every window's SQI and the skin share of the last slow window (without
+   * the capture-level evidence, so live is never looser than offline).
    */
-  private captureIsGood(tEnd: number): boolean {
+  private hrvPublishableSoFar(v: PulseVitals, tEnd: number): boolean {
     const tr = this.trace;
     const from = this.windowStart(tEnd, this.slowWindowSec);
     const skin = median(tr.skinFraction.subarray(from, tr.n));
     const durationSec = (tr.tMicros[tr.n - 1] - tr.tMicros[0]) / 1e6;
-    return assessQuality(this.windowSqis, skin, durationSec).level === 'good';
+    return hrvPublishable(v, assessQuality(this.windowSqis, skin, durationSec).level, durationSec);
   }
 
   private analyzeSlow(events: EngineEvent[], tEnd: number): void {
@@ -185,7 +185,7 @@ export class StreamingEstimator {
     const pulse = w.pulses.pos;
     const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz, skipBreathing: true });
     const h = v.hrv;
-    if (h && h.nnCount >= 15 && h.acceptedFraction >= 0.6 && hrvAboveTimingNoise(h.rmssdMs, v.timingNoiseMs) && this.captureIsGood(tEnd)) {
+    if (h && this.hrvPublishableSoFar(v, tEnd)) {
       events.push({ t: 'hrv', rmssdMs: roundTo(h.rmssdMs, 1), sdnnMs: roundTo(h.sdnnMs, 1), meanRrMs: roundTo(h.meanRrMs, 1) });
     }
     const bp = estimateBloodPressure(this.lastHrHz * 60, v.riseFraction, this.lastSqi);

@@ -31,7 +31,10 @@ const LONG_RUN = QUICK ? 10_000 : 100_000;
  * then falls on both routes alike instead of on whichever ran during it.
  */
 const SLICES = 10;
-const PG_URL = process.env.VITALS_BENCH_DATABASE_URL ?? process.env.VITALS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PG_URL =
+  process.env.VITALS_BENCH_DATABASE_URL ??
+  process.env.VITALS_TEST_DATABASE_URL ??
+  'postgres://postgres@127.0.0.1:5432/test';
 
 type Msg = { id: number; op: string; [k: string]: any };
 
@@ -113,7 +116,13 @@ interface LoadResult {
  * its vectors are in packages/protocol/test/ncs1.test.ts). Synchronous, so the generator spends as
  * little of the shared cores as it can.
  */
-function signNode(keyId: string, secretHashHex: string, method: string, p: string, body: string): Record<string, string> {
+function signNode(
+  keyId: string,
+  secretHashHex: string,
+  method: string,
+  p: string,
+  body: string,
+): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomBytes(12).toString('hex');
   const canonical = ['NCS1', method, p, timestamp, nonce, createHash('sha256').update(body).digest('hex')].join('\n');
@@ -146,7 +155,10 @@ async function loadRole(): Promise<void> {
         method = 'POST';
         p = '/sdk/v1/measurements';
         payload = body;
-        headers = { ...signNode(key.keyId, createHash('sha256').update(key.secret).digest('hex'), method, p, body), 'content-type': 'application/json' };
+        headers = {
+          ...signNode(key.keyId, createHash('sha256').update(key.secret).digest('hex'), method, p, body),
+          'content-type': 'application/json',
+        };
       }
       return new Promise<number>((resolve, reject) => {
         const req = http.request({ host: '127.0.0.1', port, path: p, method, headers, agent }, (res) => {
@@ -186,7 +198,15 @@ async function loadRole(): Promise<void> {
     const elapsedMs = performance.now() - t0;
     lat.sort((a, b) => a - b);
     const q = (f: number) => lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] ?? NaN;
-    return { ...(raw ? { lat } : {}), requests: lat.length, errors, statusCounts, elapsedMs, p50: q(0.5), p99: q(0.99) };
+    return {
+      ...(raw ? { lat } : {}),
+      requests: lat.length,
+      errors,
+      statusCounts,
+      elapsedMs,
+      p50: q(0.5),
+      p99: q(0.99),
+    };
   }
   serveIpc({
     drive,
@@ -372,7 +392,8 @@ function merge(parts: LoadResult[]): LoadResult {
   const lat = parts.flatMap((p) => p.lat ?? []).sort((a, b) => a - b);
   const q = (f: number) => lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] ?? NaN;
   const statusCounts: Record<string, number> = {};
-  for (const p of parts) for (const [k, v] of Object.entries(p.statusCounts)) statusCounts[k] = (statusCounts[k] ?? 0) + v;
+  for (const p of parts)
+    for (const [k, v] of Object.entries(p.statusCounts)) statusCounts[k] = (statusCounts[k] ?? 0) + v;
   return {
     requests: parts.reduce((n, p) => n + p.requests, 0),
     errors: parts.reduce((n, p) => n + p.errors, 0),
@@ -388,8 +409,8 @@ const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
 const f3 = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : '–');
 
 const NOTE =
-  'Reading the figures: the ratio compares a route that does no I/O with one that verifies an HMAC, parses and validates a JSON body and writes three rows (the nonce, the measurement and its usage-log row, all or none), on two shared cores that also run the load generator and, here, other tenants\' work, so it moves with the machine\'s load; run the command several times and compare ratios (the per-slice column shows the spread within one run). ' +
-  'When the cores are the limit, the ratio follows the CPU columns: the trivial route costs the server and the generator about 0.15-0.19 ms a request, the signed one about 0.41-0.55 ms with PostgreSQL\'s share, of which the generator (signing and sending) is 0.15-0.19 ms. ' +
+  "Reading the figures: the ratio compares a route that does no I/O with one that verifies an HMAC, parses and validates a JSON body and writes three rows (the nonce, the measurement and its usage-log row, all or none), on two shared cores that also run the load generator and, here, other tenants' work, so it moves with the machine's load; run the command several times and compare ratios (the per-slice column shows the spread within one run). " +
+  "When the cores are the limit, the ratio follows the CPU columns: the trivial route costs the server and the generator about 0.15-0.19 ms a request, the signed one about 0.41-0.55 ms with PostgreSQL's share, of which the generator (signing and sending) is 0.15-0.19 ms. " +
   'What makes the signed call cheaper than in the first measurement (0.15 on SQLite, 0.09 on PostgreSQL; docs/decisions.md, "Signed writes"): calls that arrive together share one commit — on SQLite one transaction with a savepoint per call, on PostgreSQL one multi-row statement (rows as JSON arrays, `json_populate_recordset`) with at most two in flight — and each response is sent only after its commit; the nonce is spent in the same write as the measurement (one round trip and one commit per batch, the spec\'s order of checks kept: a replay is still nonce_reused first); ' +
   'on PostgreSQL the hot statements are named prepared statements (parsed and planned once per connection); WAL checkpoints of SQLite run in a worker thread; the hot-path inserts are built by Kysely once and re-bound; ids come from a pool of random bytes; the signature check runs synchronously on node:crypto.';
 
@@ -412,21 +433,29 @@ export async function run(): Promise<string> {
     `Measured by \`scripts/bench/api.ts\` (\`npm run bench -- api${QUICK ? ' --quick' : ''}\`) on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared). ` +
       'The server is its own process (`buildServer`, real listening socket on loopback); a load-generator process keeps ' +
       `${CONCURRENCY} requests in flight over keep-alive connections for ${MEASURE_MS / 1000} s per route after a ${WARMUP_MS / 1000} s warm-up (the routes alternate in ${SLICES} slices of ${MEASURE_MS / SLICES / 1000} s each, so load from other work on the machine falls on both alike), and signs every \`POST /sdk/v1/measurements\` afresh (new nonce, SHA-256 of the body, HMAC; node:crypto) — generator and server share the same cores, so the figures are a lower bound. ` +
-      'Each signed call goes through the whole path: signature check, JSON parse and schema validation, then the nonce, the measurement and its usage-log row stored together. CPU per request: the server process (all its threads) and every `postgres` process of the machine, over the route\'s slices; cores busy: those two and the generator together, as a share of the machine\'s cores. The reference is the unsigned `GET /health` of the same server in the same run.',
+      "Each signed call goes through the whole path: signature check, JSON parse and schema validation, then the nonce, the measurement and its usage-log row stored together. CPU per request: the server process (all its threads) and every `postgres` process of the machine, over the route's slices; cores busy: those two and the generator together, as a share of the machine's cores. The reference is the unsigned `GET /health` of the same server in the same run.",
     '',
     '| database | route | requests/s | p50 ms | p99 ms | non-2xx | CPU ms/request: server | PostgreSQL | load generator | cores busy |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   // Share of the machine's cores the three processes kept busy while the route was driven.
   const busy = (r: LoadResult, c: CpuCost) =>
-    `${f0((rps(r) * (c.serverMs + (c.postgresMs ?? 0) + c.loadMs)) / 1000 / os.cpus().length * 100)} %`;
+    `${f0(((rps(r) * (c.serverMs + (c.postgresMs ?? 0) + c.loadMs)) / 1000 / os.cpus().length) * 100)} %`;
   const cpu = (r: LoadResult, c: CpuCost) =>
     `${f3(c.serverMs)} | ${c.postgresMs === null ? '–' : f3(c.postgresMs)} | ${f3(c.loadMs)} | ${busy(r, c)}`;
   for (const r of results) {
-    lines.push(`| ${r.db} | \`GET /health\` (trivial, unsigned) | ${f0(rps(r.health))} | ${f2(r.health.p50)} | ${f2(r.health.p99)} | ${r.health.errors} | ${cpu(r.health, r.healthCpu)} |`);
-    lines.push(`| ${r.db} | signed \`POST /sdk/v1/measurements\` (stored) | ${f0(rps(r.measure))} | ${f2(r.measure.p50)} | ${f2(r.measure.p99)} | ${r.measure.errors} | ${cpu(r.measure, r.measureCpu)} |`);
+    lines.push(
+      `| ${r.db} | \`GET /health\` (trivial, unsigned) | ${f0(rps(r.health))} | ${f2(r.health.p50)} | ${f2(r.health.p99)} | ${r.health.errors} | ${cpu(r.health, r.healthCpu)} |`,
+    );
+    lines.push(
+      `| ${r.db} | signed \`POST /sdk/v1/measurements\` (stored) | ${f0(rps(r.measure))} | ${f2(r.measure.p50)} | ${f2(r.measure.p99)} | ${r.measure.errors} | ${cpu(r.measure, r.measureCpu)} |`,
+    );
   }
-  lines.push('', '| database | signed ÷ trivial throughput | per slice | target | long run | server RSS start / middle / end | RSS growth |', '| --- | --- | --- | --- | --- | --- | --- |');
+  lines.push(
+    '',
+    '| database | signed ÷ trivial throughput | per slice | target | long run | server RSS start / middle / end | RSS growth |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  );
   for (const r of results) {
     const ratio = rps(r.measure) / rps(r.health);
     lines.push(
@@ -434,7 +463,8 @@ export async function run(): Promise<string> {
     );
   }
   lines.push('', NOTE, '', `Memory: ${results.map(memoryNote).join('; ')}.`);
-  if (pgError) lines.push('', `PostgreSQL: not measured — ${PG_URL.replace(/\/\/[^@]*@/, '//')} unreachable (${pgError}).`);
+  if (pgError)
+    lines.push('', `PostgreSQL: not measured — ${PG_URL.replace(/\/\/[^@]*@/, '//')} unreachable (${pgError}).`);
   return lines.join('\n');
 }
 

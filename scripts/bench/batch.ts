@@ -22,10 +22,14 @@ const fmt = (v: number, d = 1): string => v.toFixed(d);
 /** PUT with node:http, the body written in 1 MB chunks (a plain client, as a server-side uploader would). */
 function httpPut(url: string, contentType: string, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(body.length) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      url,
+      { method: 'PUT', headers: { 'content-type': contentType, 'content-length': String(body.length) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     let at = 0;
     const write = (): void => {
@@ -45,7 +49,8 @@ export async function run(): Promise<string> {
   const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
   const { buildServer } = await import('../../packages/server/src/server.js');
   const { makeKey } = await import('../../packages/server/src/testing.js');
-  const { signRequest, encodeFramesFile, encodeFaceCrop, encodeTelemetry, encodeQuality, decodeFramesFile } = await import('@vitals/protocol');
+  const { signRequest, encodeFramesFile, encodeFaceCrop, encodeTelemetry, encodeQuality, decodeFramesFile } =
+    await import('@vitals/protocol');
   const { generatePhantom, estimateOffline } = await import('@vitals/engine');
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-bench-batch-'));
@@ -59,14 +64,20 @@ export async function run(): Promise<string> {
   const signed = async (method: string, p: string, body?: object): Promise<any> => {
     const bytes = body === undefined ? undefined : JSON.stringify(body);
     const h = await signRequest({ keyId: key.keyId, secret: key.secret, method, path: p, body: bytes });
-    const res = await fetch(`${base}${p}`, { method, headers: { ...h, ...(bytes ? { 'content-type': 'application/json' } : {}) }, body: bytes });
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { ...h, ...(bytes ? { 'content-type': 'application/json' } : {}) },
+      body: bytes,
+    });
     return res.json();
   };
 
   try {
     // A 30 s, 30 fps phantom capture with telemetry and quality packets, as a frames file.
     const { packets } = generatePhantom({ durationSec: 30, fps: 30, telemetry: true, seed: 3 });
-    const encoded = packets.map((p) => (p.type === 1 ? encodeFaceCrop(p) : p.type === 3 ? encodeTelemetry(p) : encodeQuality(p as any)));
+    const encoded = packets.map((p) =>
+      p.type === 1 ? encodeFaceCrop(p) : p.type === 3 ? encodeTelemetry(p) : encodeQuality(p as any),
+    );
     const file = encodeFramesFile(encoded, 30e6);
     const sha = createHash('sha256').update(file).digest('hex');
 
@@ -85,15 +96,31 @@ export async function run(): Promise<string> {
     const ids: string[] = [];
     for (let i = 0; i < JOBS; i++) {
       const up = (await signed('POST', '/sdk/v1/cloud/uploads/presign', { kind: 'frames' })).data;
-      const put = await fetch(up.uploadUrl, { method: 'PUT', headers: { 'content-type': up.contentType }, body: file as unknown as BodyInit });
+      const put = await fetch(up.uploadUrl, {
+        method: 'PUT',
+        headers: { 'content-type': up.contentType },
+        body: file as unknown as BodyInit,
+      });
       if (put.status !== 200) throw new Error(`PUT ${put.status}`);
-      const job = await signed('POST', '/sdk/v1/cloud/jobs', { objectKey: up.objectKey, kind: 'frames', sha256: sha, idempotencyKey: `bench-${Date.now()}-${i}`, consent: true, features: ['hrv', 'bp', 'spo2'] });
+      const job = await signed('POST', '/sdk/v1/cloud/jobs', {
+        objectKey: up.objectKey,
+        kind: 'frames',
+        sha256: sha,
+        idempotencyKey: `bench-${Date.now()}-${i}`,
+        consent: true,
+        features: ['hrv', 'bp', 'spo2'],
+      });
       ids.push(job.data.jobId);
     }
     const t0 = performance.now();
     await ctx.batch!.startWorker();
     for (;;) {
-      const left = await ctx.db.db.selectFrom('cloud_jobs').select('id').where('id', 'in', ids).where('status', 'in', ['queued', 'running']).execute();
+      const left = await ctx.db.db
+        .selectFrom('cloud_jobs')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
       if (left.length === 0) break;
       await new Promise((r) => setTimeout(r, 10));
     }
@@ -103,7 +130,11 @@ export async function run(): Promise<string> {
       estimateOffline(decoded.packets);
       alone.push(performance.now() - t);
     }
-    const rows = await ctx.db.db.selectFrom('cloud_jobs').select(['status', 'started_at', 'finished_at']).where('id', 'in', ids).execute();
+    const rows = await ctx.db.db
+      .selectFrom('cloud_jobs')
+      .select(['status', 'started_at', 'finished_at'])
+      .where('id', 'in', ids)
+      .execute();
     const completed = rows.filter((r) => r.status === 'completed').length;
     const jobMs = rows.map((r) => Number(r.finished_at) - Number(r.started_at));
     const perJobWall = drainMs / JOBS;

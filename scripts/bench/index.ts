@@ -8,7 +8,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DOC = path.resolve(HERE, '../../docs/benchmarks.md');
-const HEADER = '# Benchmarks\n\nEach section is written by `npm run bench -- <name>` (files in `scripts/bench/`); `npm run bench` runs them all. Figures are from the machine named in each section.\n';
+const HEADER =
+  '# Benchmarks\n\nEach section is written by `npm run bench -- <name>` (files in `scripts/bench/`); `npm run bench` runs them all. Figures are from the machine named in each section.\n';
 
 export function replaceSection(doc: string, section: string): string {
   const heading = section.split('\n', 1)[0].trim();

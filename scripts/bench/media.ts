@@ -25,19 +25,7 @@ function makeVideo(): { file: string; source: string } {
   if (existsSync(UBFC)) {
     const file = join(BENCH_DIR, 'media-60s-ubfc.mp4');
     if (!existsSync(file))
-      execFileSync(ffmpeg, [
-        '-v',
-        'error',
-        '-y',
-        '-i',
-        UBFC,
-        '-t',
-        '60',
-        '-vf',
-        'scale=640:480,fps=30',
-        ...enc,
-        file,
-      ]);
+      execFileSync(ffmpeg, ['-v', 'error', '-y', '-i', UBFC, '-t', '60', '-vf', 'scale=640:480,fps=30', ...enc, file]);
     return { file, source: 'UBFC-rPPG subject 3, first 60 s, re-timed to 30 fps' };
   }
   const file = join(BENCH_DIR, 'media-60s-drawn.mp4');
@@ -96,17 +84,7 @@ export async function run(): Promise<string> {
     '-y',
     '/dev/null',
   ]);
-  const child = timed([
-    ...pin(),
-    process.execPath,
-    '--import',
-    'tsx',
-    '--conditions',
-    'source',
-    SELF,
-    '--child',
-    file,
-  ]);
+  const child = timed([...pin(), process.execPath, '--import', 'tsx', '--conditions', 'source', SELF, '--child', file]);
   const c = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
     ok: boolean;
     code?: string;

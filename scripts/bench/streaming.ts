@@ -22,7 +22,9 @@ const RAMP = [50, 100, 150, 200, 300, 400, 500, 600, 800];
 // --cpu-prof; written when the server exits at the end of the ramp), STREAM_BENCH_BARE=0 skips
 // the bare-ws reference, STREAM_BENCH_SERVER_FLAGS="--trace-gc" adds node flags to the server
 // process (its stdout is then shown).
-const RAMP_OVERRIDE = process.env.STREAM_BENCH_RAMP?.split(',').map(Number).filter((n) => n > 0);
+const RAMP_OVERRIDE = process.env.STREAM_BENCH_RAMP?.split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const CPU_PROF_DIR = process.env.STREAM_BENCH_CPU_PROF;
 /** STREAM_BENCH_HEAP_PROF=<path prefix>: sampled allocations of the server over each measured window. */
 const HEAP_PROF_FILE = process.env.STREAM_BENCH_HEAP_PROF;
@@ -58,11 +60,27 @@ function threadTicks(): Record<string, number> {
   return out;
 }
 
-function usage(): { cpuMs: number; userMs: number; sysMs: number; threads: Record<string, number>; heapMb: number; extMb: number; rssMb: number } {
+function usage(): {
+  cpuMs: number;
+  userMs: number;
+  sysMs: number;
+  threads: Record<string, number>;
+  heapMb: number;
+  extMb: number;
+  rssMb: number;
+} {
   (globalThis as any).gc?.();
   const c = process.cpuUsage();
   const m = process.memoryUsage();
-  return { cpuMs: (c.user + c.system) / 1000, userMs: c.user / 1000, sysMs: c.system / 1000, threads: threadTicks(), heapMb: m.heapUsed / 2 ** 20, extMb: m.external / 2 ** 20 /* includes arrayBuffers (Node docs): not added twice */, rssMb: m.rss / 2 ** 20 };
+  return {
+    cpuMs: (c.user + c.system) / 1000,
+    userMs: c.user / 1000,
+    sysMs: c.system / 1000,
+    threads: threadTicks(),
+    heapMb: m.heapUsed / 2 ** 20,
+    extMb: m.external / 2 ** 20 /* includes arrayBuffers (Node docs): not added twice */,
+    rssMb: m.rss / 2 ** 20,
+  };
 }
 
 function percentiles(values: number[]): { n: number; p50: number; p99: number } {
@@ -97,9 +115,16 @@ async function serverRole(): Promise<void> {
         s.connect();
         return s;
       })()) as import('node:inspector').Session;
-      const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (err, r) => (err ? reject(err) : resolve(r))));
+      const post = (method: string, params?: object) =>
+        new Promise<any>((resolve, reject) =>
+          session.post(method, params ?? {}, (err, r) => (err ? reject(err) : resolve(r))),
+        );
       if (m.start) {
-        await post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+        await post('HeapProfiler.startSampling', {
+          samplingInterval: 4096,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
         return true;
       }
       const { profile } = await post('HeapProfiler.stopSampling');
@@ -109,9 +134,25 @@ async function serverRole(): Promise<void> {
     mint: async (m) => {
       const tokens: string[] = [];
       for (let i = 0; i < m.count; i++) {
-        const body = JSON.stringify({ platform: 'web', durationSec: 180, consent: true, features: ['hrv', 'bp', 'spo2'] });
-        const headers = await signRequest({ keyId: key.keyId, secret: key.secret, method: 'POST', path: '/sdk/v1/cloud/sessions', body });
-        const r = await app.inject({ method: 'POST', url: '/sdk/v1/cloud/sessions', headers: { ...headers, 'content-type': 'application/json' }, payload: body });
+        const body = JSON.stringify({
+          platform: 'web',
+          durationSec: 180,
+          consent: true,
+          features: ['hrv', 'bp', 'spo2'],
+        });
+        const headers = await signRequest({
+          keyId: key.keyId,
+          secret: key.secret,
+          method: 'POST',
+          path: '/sdk/v1/cloud/sessions',
+          body,
+        });
+        const r = await app.inject({
+          method: 'POST',
+          url: '/sdk/v1/cloud/sessions',
+          headers: { ...headers, 'content-type': 'application/json' },
+          payload: body,
+        });
         tokens.push(r.json().data.sessionToken);
       }
       return tokens;
@@ -232,15 +273,28 @@ async function genRole(): Promise<void> {
   serve({
     open: async (m) => {
       const tokens: Array<string | undefined> = m.tokens ?? new Array(m.count).fill(undefined);
-      for (let i = 0; i < tokens.length; i += 25) await Promise.all(tokens.slice(i, i + 25).map((t) => openSession(m.url, t)));
+      for (let i = 0; i < tokens.length; i += 25)
+        await Promise.all(tokens.slice(i, i + 25).map((t) => openSession(m.url, t)));
       return sessions.length;
     },
     /** Lag percentiles of hr events received in the last `sec` seconds. */
     report: async (m) => {
       const since = performance.now() - m.sec * 1000;
-      const xs = lags.filter((l) => l.at >= since).map((l) => l.ms).sort((a, b) => a - b);
+      const xs = lags
+        .filter((l) => l.at >= since)
+        .map((l) => l.ms)
+        .sort((a, b) => a - b);
       const q = (p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] : NaN);
-      const r = { n: xs.length, p50: q(0.5), p99: q(0.99), max: xs[xs.length - 1] ?? NaN, drops, errors: [...new Set(errors)], live: sessions.filter((s) => s.open).length, genLoopLagMaxMs: loopLagMax };
+      const r = {
+        n: xs.length,
+        p50: q(0.5),
+        p99: q(0.99),
+        max: xs[xs.length - 1] ?? NaN,
+        drops,
+        errors: [...new Set(errors)],
+        live: sessions.filter((s) => s.open).length,
+        genLoopLagMaxMs: loopLagMax,
+      };
       lags = lags.filter((l) => l.at >= since);
       errors = [];
       loopLagMax = 0;
@@ -276,7 +330,8 @@ class Child {
   }
   static async start(role: string): Promise<Child> {
     const prof = role !== 'gen' && CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-    const extra = role !== 'gen' && process.env.STREAM_BENCH_SERVER_FLAGS ? process.env.STREAM_BENCH_SERVER_FLAGS.split(' ') : [];
+    const extra =
+      role !== 'gen' && process.env.STREAM_BENCH_SERVER_FLAGS ? process.env.STREAM_BENCH_SERVER_FLAGS.split(' ') : [];
     const proc = fork(SELF, [], {
       env: { ...process.env, STREAM_BENCH_ROLE: role },
       execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc', ...prof, ...extra],
@@ -296,7 +351,9 @@ class Child {
     });
   }
   async stop(): Promise<void> {
-    const exited = new Promise<void>((resolve) => (this.proc.exitCode !== null ? resolve() : this.proc.once('exit', () => resolve())));
+    const exited = new Promise<void>((resolve) =>
+      this.proc.exitCode !== null ? resolve() : this.proc.once('exit', () => resolve()),
+    );
     await this.call('stop').catch(() => undefined);
     // The child exits by itself right after answering (and writes its CPU profile then, if asked).
     await Promise.race([exited, sleep(CPU_PROF_DIR ? 20_000 : 2_000)]);
@@ -345,7 +402,8 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
       const t0 = performance.now();
       if (kind === 'vitals' && HEAP_PROF_FILE) await server.call('heapSampling', { start: true });
       await sleep(MEASURE_LAST_SEC * 1000);
-      if (kind === 'vitals' && HEAP_PROF_FILE) await server.call('heapSampling', { file: `${HEAP_PROF_FILE}.${n}.heapprofile` });
+      if (kind === 'vitals' && HEAP_PROF_FILE)
+        await server.call('heapSampling', { file: `${HEAP_PROF_FILE}.${n}.heapprofile` });
       const u1 = await server.call('usage');
       const r = await gen.call('report', { sec: MEASURE_LAST_SEC });
       const sl = await server.call('lags');
@@ -353,12 +411,36 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
       const serverCores = (u1.cpuMs - u0.cpuMs) / elapsed;
       const frames = kind === 'vitals' ? sl.processed : (n * FPS * elapsed) / 1000;
       const cpuUsPerFrame = ((u1.cpuMs - u0.cpuMs) * 1000) / frames;
-      console.error(`bench streaming: ${kind} ${n} sessions: server user ${((u1.userMs - u0.userMs) / elapsed).toFixed(2)} + system ${((u1.sysMs - u0.sysMs) / elapsed).toFixed(2)} cores, threads ${Object.entries(u1.threads as Record<string, number>).map(([k, v]) => [k, v - (u0.threads[k] ?? 0)] as const).filter(([, d]) => d > 0).map(([k, d]) => `${k} ${(d / 100 / (elapsed / 1000)).toFixed(2)}`).join(', ')}; server p99 ${sl.p99?.toFixed?.(1)} ms, e2e p99 ${r.p99?.toFixed?.(1)} ms, drops ${r.drops}, ${cpuUsPerFrame.toFixed(1)} µs CPU per frame`);
+      console.error(
+        `bench streaming: ${kind} ${n} sessions: server user ${((u1.userMs - u0.userMs) / elapsed).toFixed(2)} + system ${((u1.sysMs - u0.sysMs) / elapsed).toFixed(2)} cores, threads ${Object.entries(
+          u1.threads as Record<string, number>,
+        )
+          .map(([k, v]) => [k, v - (u0.threads[k] ?? 0)] as const)
+          .filter(([, d]) => d > 0)
+          .map(([k, d]) => `${k} ${(d / 100 / (elapsed / 1000)).toFixed(2)}`)
+          .join(
+            ', ',
+          )}; server p99 ${sl.p99?.toFixed?.(1)} ms, e2e p99 ${r.p99?.toFixed?.(1)} ms, drops ${r.drops}, ${cpuUsPerFrame.toFixed(1)} µs CPU per frame`,
+      );
       const memPerSessionKb = ((u1.heapMb + u1.extMb - base.heapMb - base.extMb) * 1024) / n;
       // The criterion is the server's lag (packet arrival → its hr event); the generator's view adds loopback and its own scheduling.
       const p99 = kind === 'vitals' ? sl.p99 : r.p99;
       const ok = r.n > 0 && p99 < LAG_LIMIT_MS && r.drops === 0 && r.errors.length === 0 && r.live === n;
-      steps.push({ sessions: n, serverP50: sl.p50, serverP99: sl.p99, p50: r.p50, p99: r.p99, hrEvents: r.n, drops: r.drops, errors: r.errors, serverCores, cpuUsPerFrame, memPerSessionKb, genLoopLagMaxMs: r.genLoopLagMaxMs, ok });
+      steps.push({
+        sessions: n,
+        serverP50: sl.p50,
+        serverP99: sl.p99,
+        p50: r.p50,
+        p99: r.p99,
+        hrEvents: r.n,
+        drops: r.drops,
+        errors: r.errors,
+        serverCores,
+        cpuUsPerFrame,
+        memPerSessionKb,
+        genLoopLagMaxMs: r.genLoopLagMaxMs,
+        ok,
+      });
       if (!ok) break;
     }
   } finally {
@@ -392,7 +474,9 @@ export async function run(): Promise<string> {
   // The same from CPU per processed frame, averaged over every step: what one 30 fps session costs
   // when all its frames are processed, even in a step where a starved server dropped some.
   const okSteps = ours.filter((s) => Number.isFinite(s.cpuUsPerFrame));
-  const usPerFrame = okSteps.length ? okSteps.reduce((a, s) => a + s.cpuUsPerFrame * s.sessions, 0) / okSteps.reduce((a, s) => a + s.sessions, 0) : NaN;
+  const usPerFrame = okSteps.length
+    ? okSteps.reduce((a, s) => a + s.cpuUsPerFrame * s.sessions, 0) / okSteps.reduce((a, s) => a + s.sessions, 0)
+    : NaN;
   const msPerSessionFromFrames = (usPerFrame * FPS) / 1000;
   const lines = [
     '## Streaming',
@@ -401,8 +485,8 @@ export async function run(): Promise<string> {
       'The server runs in its own process (buildServer, SQLite, the real session path: hello, token, compare-and-set, packet decoding, rate rules, queue, StreamingEstimator, live events); ' +
       `a load-generator child process opens sessions and sends phantom crops at ${FPS} fps in real time. ` +
       `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
-      'Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator\'s own scheduling on the same shared cores). ' +
-      'Server CPU is the server process\'s user+system time over the window (cores busy), all threads (V8\'s GC helpers included); CPU per processed frame divides it by the frames the estimators ran on in the window, which stays meaningful when a server starved by other tenants drops frames. ' +
+      "Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator's own scheduling on the same shared cores). " +
+      "Server CPU is the server process's user+system time over the window (cores busy), all threads (V8's GC helpers included); CPU per processed frame divides it by the frames the estimators ran on in the window, which stays meaningful when a server starved by other tenants drops frames. " +
       'Memory per session is the growth of V8 heap + external memory (which includes ArrayBuffers; before 2026-11-23 they were counted twice) after GC, divided by the sessions open.',
     '',
     '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | server CPU per processed frame | memory per session | generator loop lag max ms | within limits |',

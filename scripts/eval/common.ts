@@ -56,20 +56,44 @@ export interface VideoInfo {
 export function probeVideo(file: string): VideoInfo {
   const out = execFileSync(
     ffprobePath(),
-    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-show_entries', 'packet=pts_time', '-of', 'json', file],
+    [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=width,height',
+      '-show_entries',
+      'packet=pts_time',
+      '-of',
+      'json',
+      file,
+    ],
     { maxBuffer: 64 * 1024 * 1024 },
   ).toString();
   const j = JSON.parse(out) as { streams: { width: number; height: number }[]; packets: { pts_time?: string }[] };
-  const pts = j.packets.map((p) => Number(p.pts_time)).filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  const pts = j.packets
+    .map((p) => Number(p.pts_time))
+    .filter((v) => Number.isFinite(v))
+    .sort((a, b) => a - b);
   return { width: j.streams[0].width, height: j.streams[0].height, ptsSec: pts };
 }
 
 /** Streams rgb24 frames of `file` to `onFrame` one at a time (never the whole video in memory). */
-export async function decodeFrames(file: string, width: number, height: number, onFrame: (rgb: Uint8Array, index: number) => void): Promise<number> {
+export async function decodeFrames(
+  file: string,
+  width: number,
+  height: number,
+  onFrame: (rgb: Uint8Array, index: number) => void,
+): Promise<number> {
   const frameBytes = width * height * 3;
-  const child = spawn(ffmpegPath(), ['-v', 'error', '-i', file, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    ffmpegPath(),
+    ['-v', 'error', '-i', file, '-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const frame = new Uint8Array(frameBytes);
   let filled = 0;
   let index = 0;
@@ -119,7 +143,8 @@ export function errorStats(est: number[], ref: number[]): ErrorStats {
   return { n, mae: ae / n, rmse: Math.sqrt(se / n), r: saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : NaN };
 }
 
-export const fmt = (v: number | null | undefined, d = 1): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d));
+export const fmt = (v: number | null | undefined, d = 1): string =>
+  v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(d);
 
 export function table(head: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]): string => `| ${cells.join(' | ')} |`;

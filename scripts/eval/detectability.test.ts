@@ -19,7 +19,10 @@ const REFS = [58, 64, 70, 77, 83, 90, 97, 104, 111, 118];
 function items(pulseAmplitude: number, seed: number): DetectItem[] {
   const r = rng(seed);
   return REFS.map((bpm) => {
-    const pulse = Array.from({ length: 60 * FS }, (_, i) => pulseAmplitude * Math.sin((2 * Math.PI * bpm * i) / (60 * FS)) + gaussian(r));
+    const pulse = Array.from(
+      { length: 60 * FS },
+      (_, i) => pulseAmplitude * Math.sin((2 * Math.PI * bpm * i) / (60 * FS)) + gaussian(r),
+    );
     return { pulse, sampleRateHz: FS, referenceBpm: bpm };
   });
 }

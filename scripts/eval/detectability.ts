@@ -102,7 +102,9 @@ export interface DetectOutcome {
 export function detectOutcomes(items: DetectItem[]): (DetectOutcome | null)[] {
   return items.map((it) => {
     const s = welch(it.pulse, it.sampleRateHz);
-    const others = items.filter((o) => Math.abs(o.referenceBpm - it.referenceBpm) > EXCLUDE_BPM).map((o) => rankAt(s, o.referenceBpm / 60));
+    const others = items
+      .filter((o) => Math.abs(o.referenceBpm - it.referenceBpm) > EXCLUDE_BPM)
+      .map((o) => rankAt(s, o.referenceBpm / 60));
     if (others.length === 0) return null;
     return { own: rankAt(s, it.referenceBpm / 60), other: others.reduce((a, b) => a + b, 0) / others.length };
   });
@@ -113,11 +115,31 @@ export function summarize(outcomes: (DetectOutcome | null)[]): Detectability {
   const n = ok.length;
   const higher = ok.filter((o) => o.own > o.other).length;
   const mean = (f: (o: DetectOutcome) => number): number => (n ? ok.reduce((a, o) => a + f(o), 0) / n : NaN);
-  return { n, ownRank: mean((o) => o.own), otherRank: mean((o) => o.other), ownHigher: higher, pValue: signFlipP(ok.map((o) => o.own - o.other)) };
+  return {
+    n,
+    ownRank: mean((o) => o.own),
+    otherRank: mean((o) => o.other),
+    ownHigher: higher,
+    pValue: signFlipP(ok.map((o) => o.own - o.other)),
+  };
 }
 
 export function detectabilityRow(label: string, d: Detectability): (string | number)[] {
-  return [label, d.n, d.ownRank.toFixed(3), d.otherRank.toFixed(3), `${d.ownHigher}/${d.n}`, d.pValue < 0.001 ? '< 0.001' : d.pValue.toFixed(3)];
+  return [
+    label,
+    d.n,
+    d.ownRank.toFixed(3),
+    d.otherRank.toFixed(3),
+    `${d.ownHigher}/${d.n}`,
+    d.pValue < 0.001 ? '< 0.001' : d.pValue.toFixed(3),
+  ];
 }
 
-export const DETECTABILITY_HEAD = ['recordings', 'n', 'rank at own reference', 'rank at other references', 'own higher', 'p (sign-flip)'];
+export const DETECTABILITY_HEAD = [
+  'recordings',
+  'n',
+  'rank at own reference',
+  'rank at other references',
+  'own higher',
+  'p (sign-flip)',
+];

@@ -4,7 +4,14 @@
 // pulse at four sensor-noise levels, and pure noise) from 20 to 300 s. Reported per length: the
 // distribution of `stats.anchorShare`, the threshold, and how many nulls the gate published (by
 // either of its tests). Then the labelled ubfc2 faces: which test published them.
-import { analyzeTrace, buildRgbTrace, estimateOffline, generatePhantom, traceFromRgb, type RgbTrace } from '../../packages/engine/src/index.js';
+import {
+  analyzeTrace,
+  buildRgbTrace,
+  estimateOffline,
+  generatePhantom,
+  traceFromRgb,
+  type RgbTrace,
+} from '../../packages/engine/src/index.js';
 import { minAnchorShare, minPublishSqi } from '../../packages/engine/src/quality/quality.js';
 import { fmt, readManifest, table } from './common.js';
 import { cropPackets, subjectCrops } from './ubfc2.js';
@@ -28,7 +35,17 @@ function summarize(label: string, rs: NullResult[]): (string | number)[] {
   const mean = v.reduce((a, b) => a + b, 0) / v.length;
   const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
   const d = rs[0].durationSec;
-  return [label, d, rs.length, fmt(mean, 3), fmt(sd, 3), fmt(Math.max(...v), 3), fmt(mean + 3.09 * sd, 3), Number.isFinite(minAnchorShare(d)) ? fmt(minAnchorShare(d), 3) : 'not applied', `${rs.filter((r) => r.published).length}/${rs.length}`];
+  return [
+    label,
+    d,
+    rs.length,
+    fmt(mean, 3),
+    fmt(sd, 3),
+    fmt(Math.max(...v), 3),
+    fmt(mean + 3.09 * sd, 3),
+    Number.isFinite(minAnchorShare(d)) ? fmt(minAnchorShare(d), 3) : 'not applied',
+    `${rs.filter((r) => r.published).length}/${rs.length}`,
+  ];
 }
 
 export async function run(): Promise<string> {
@@ -65,13 +82,24 @@ export async function run(): Promise<string> {
   for (const sec of [30, 45, 60, 90, 120, 300]) {
     const list: NullResult[] = [];
     for (let k = 0; k < 24; k++) {
-      const o = k % 6 === 5 ? { pureNoise: true } : { pulseAmplitude: 0, noiseStd: [1, 2, 4, 8][k % 4], illuminationDrift: [0, 0.03, 0.08][k % 3], motionPx: [0, 0.5, 1][(k >> 2) % 3] };
+      const o =
+        k % 6 === 5
+          ? { pureNoise: true }
+          : {
+              pulseAmplitude: 0,
+              noiseStd: [1, 2, 4, 8][k % 4],
+              illuminationDrift: [0, 0.03, 0.08][k % 3],
+              motionPx: [0, 0.5, 1][(k >> 2) % 3],
+            };
       const m = estimateOffline(generatePhantom({ durationSec: sec, ...o, seed: seed++ }).packets);
       list.push({ durationSec: sec, share: m.stats.anchorShare ?? NaN, published: m.quality.usable });
     }
     ph.set(sec, list);
   }
-  const rows = [...[...bg].map(([, rs]) => summarize('ubfc2 background', rs)), ...[...ph].map(([, rs]) => summarize('phantom, no pulse', rs))];
+  const rows = [
+    ...[...bg].map(([, rs]) => summarize('ubfc2 background', rs)),
+    ...[...ph].map(([, rs]) => summarize('phantom, no pulse', rs)),
+  ];
   return [
     '### Quality gate calibration: the capture-level test',
     '',
@@ -79,8 +107,20 @@ export async function run(): Promise<string> {
     '',
     table(['null', 'length (s)', 'n', 'mean share', 'SD', 'max', 'mean + 3.09 SD', 'threshold', 'published'], rows),
     '',
-    'Labelled ubfc2 faces (first-frame box): which test lets the capture through, and the chain\'s error.',
+    "Labelled ubfc2 faces (first-frame box): which test lets the capture through, and the chain's error.",
     '',
-    table(['subject', 'length (s)', 'median SQI', 'SQI threshold', 'anchor share', 'share threshold', 'published by', 'error (bpm)'], faces),
+    table(
+      [
+        'subject',
+        'length (s)',
+        'median SQI',
+        'SQI threshold',
+        'anchor share',
+        'share threshold',
+        'published by',
+        'error (bpm)',
+      ],
+      faces,
+    ),
   ].join('\n');
 }

@@ -7,7 +7,10 @@ const CASES: { name: string; o: PhantomOptions }[] = [
   { name: 'clean, 75 bpm', o: { heartRateBpm: 75, breathingRateBpm: 15, seed: 12 } },
   { name: 'clean, 112 bpm', o: { heartRateBpm: 112, breathingRateBpm: 20, seed: 13 } },
   { name: 'strong pulse (HRV)', o: { heartRateBpm: 70, pulseAmplitude: 0.02, noiseStd: 1, seed: 21 } },
-  { name: 'drift+motion+noise+drops+jitter', o: { heartRateBpm: 88, noiseStd: 4, illuminationDrift: 0.08, motionPx: 1, dropRate: 0.05, jitterMs: 6, seed: 31 } },
+  {
+    name: 'drift+motion+noise+drops+jitter',
+    o: { heartRateBpm: 88, noiseStd: 4, illuminationDrift: 0.08, motionPx: 1, dropRate: 0.05, jitterMs: 6, seed: 31 },
+  },
   { name: 'darker skin', o: { heartRateBpm: 66, colours: { skin: [92, 58, 42] }, seed: 41 } },
   { name: 'with telemetry', o: { heartRateBpm: 80, telemetry: true, seed: 71 } },
   { name: 'face, no pulse', o: { pulseAmplitude: 0, seed: 52 } },
@@ -32,7 +35,15 @@ function gateCalibration(): string {
     for (const noiseStd of [2, 6]) {
       for (const durationSec of [20, 45, 60]) {
         const hr = 50 + ((seed * 37) % 80);
-        const { packets, truth } = generatePhantom({ durationSec, heartRateBpm: hr, pulseAmplitude: amp, noiseStd, illuminationDrift: 0.03, motionPx: 0.5, seed: seed++ });
+        const { packets, truth } = generatePhantom({
+          durationSec,
+          heartRateBpm: hr,
+          pulseAmplitude: amp,
+          noiseStd,
+          illuminationDrift: 0.03,
+          motionPx: 0.5,
+          seed: seed++,
+        });
         const m = estimateOffline(packets);
         total++;
         const est = m.stats.internalHeartRateBpm;
@@ -47,7 +58,13 @@ function gateCalibration(): string {
       }
     }
     const mae = errs.length ? errs.reduce((a, b) => a + b, 0) / errs.length : NaN;
-    rows.push([`${(amp * 100).toFixed(2)} %`, `${chainWithin5}/${total}`, `${published}/${total}`, published ? `${within5}/${published}` : '–', fmt(mae)]);
+    rows.push([
+      `${(amp * 100).toFixed(2)} %`,
+      `${chainWithin5}/${total}`,
+      `${published}/${total}`,
+      published ? `${within5}/${published}` : '–',
+      fmt(mae),
+    ]);
   }
   let maxNullSqi = 0;
   let nullPublished = 0;

@@ -41,8 +41,7 @@ async function processVideo(id: string, video: string): Promise<Processed> {
 
 export async function run(): Promise<string> {
   const set = readManifest().sets.find((s) => s.name === 'ubfc2');
-  if (!set?.items)
-    return '## UBFC-rPPG videos end to end\n\nThe ubfc2 set is not in the data folder; skipped.\n';
+  if (!set?.items) return '## UBFC-rPPG videos end to end\n\nThe ubfc2 set is not in the data folder; skipped.\n';
   const rows: (string | number)[][] = [];
   const blind: (string | number)[][] = [];
   const all = { est: [] as number[], ref: [] as number[] };
@@ -108,10 +107,7 @@ export async function run(): Promise<string> {
     '',
     '"est" is the chain\'s heart rate whatever the quality verdict; "published" is what a measurement would report (null when quality is poor).',
     '',
-    table(
-      ['subject', 'ref', 'est', 'error', 'published', 'quality', 'face presence', 'face width px', 'note'],
-      rows,
-    ),
+    table(['subject', 'ref', 'est', 'error', 'published', 'quality', 'face presence', 'face width px', 'note'], rows),
     '',
     'Held out (no labels here; estimates listed blind):',
     '',

@@ -15,7 +15,8 @@ function syntheticGroundTruth(rrMs: number[], seed: number): { text: string; rrM
   const beats = [0.4];
   for (const v of rrMs) beats.push(beats[beats.length - 1] + v / 1000);
   const t: number[] = [];
-  for (let x = 0; x < beats[beats.length - 1] + 0.5; x += 0.034 + (r() - 0.5) * 0.02) t.push(Math.round(x * 1000) / 1000);
+  for (let x = 0; x < beats[beats.length - 1] + 0.5; x += 0.034 + (r() - 0.5) * 0.02)
+    t.push(Math.round(x * 1000) / 1000);
   t.splice(100, 0, t[99]); // a repeated timestamp, as in some subjects
   const ppg = t.map((s) => {
     let v = 0;

@@ -24,7 +24,8 @@ export function parseGroundTruth(text: string): GroundTruth {
     .map((l) => l.trim().split(/\s+/).map(Number));
   if (lines.length < 3) throw new Error(`ground truth: expected 3 lines, got ${lines.length}`);
   const [ppg, oximeterHr, tSec] = lines;
-  if (ppg.length !== tSec.length) throw new Error(`ground truth: ${ppg.length} PPG samples but ${tSec.length} timestamps`);
+  if (ppg.length !== tSec.length)
+    throw new Error(`ground truth: ${ppg.length} PPG samples but ${tSec.length} timestamps`);
   return { ppg, oximeterHr, tSec };
 }
 
@@ -123,7 +124,8 @@ const METRICS = [
 function refProblem(s: HrvSubject): string | null {
   if (!s.ref.hrv) return `contact PPG gave no HRV (waveform SQI ${fmt(s.ref.sqi, 2)})`;
   const d = s.ref.beatHrBpm - s.manifestHrBpm;
-  if (!(Math.abs(d) <= REFERENCE_HR_TOLERANCE_BPM)) return `contact PPG beats disagree with the MANIFEST HR (${fmt(d)} bpm)`;
+  if (!(Math.abs(d) <= REFERENCE_HR_TOLERANCE_BPM))
+    return `contact PPG beats disagree with the MANIFEST HR (${fmt(d)} bpm)`;
   return null;
 }
 
@@ -215,7 +217,11 @@ export function hrvSection(subjects: HrvSubject[]): string {
     if (ref && pub) published.push({ est: pub, ref });
     const cells: (string | number)[] = [s.id, s.measurement.quality.level];
     for (const m of METRICS) {
-      cells.push(problem ? `${fmt(r.hrv?.[m.key])} (untrusted)` : fmt(r.hrv?.[m.key]), fmt(internal?.[m.key]), ref && internal ? fmt(internal[m.key] - ref[m.key]) : '–');
+      cells.push(
+        problem ? `${fmt(r.hrv?.[m.key])} (untrusted)` : fmt(r.hrv?.[m.key]),
+        fmt(internal?.[m.key]),
+        ref && internal ? fmt(internal[m.key] - ref[m.key]) : '–',
+      );
     }
     const h = s.internal;
     cells.push(h ? `${h.nnCount} (${fmt(100 * h.acceptedFraction, 0)} %)` : '–');
@@ -236,19 +242,48 @@ export function hrvSection(subjects: HrvSubject[]): string {
     const v = internalAll.map((p) => p.est[key]);
     return v.length ? `${fmt(Math.min(...v))}–${fmt(Math.max(...v))}` : '–';
   };
-  const stageGap = Math.max(...subjects.map((s) => Math.abs(s.ref.stageHrBpm - s.ref.beatHrBpm)).filter(Number.isFinite));
+  const stageGap = Math.max(
+    ...subjects.map((s) => Math.abs(s.ref.stageHrBpm - s.ref.beatHrBpm)).filter(Number.isFinite),
+  );
   const untrusted = subjects.filter((s) => refProblem(s) !== null).length;
   return [
     '### HRV against the contact PPG',
     '',
     `Reference: each labelled subject's contact PPG (ground_truth.txt line 1) on a uniform grid at its mean sample rate from its own timestamps (line 3; linear interpolation, samples with a repeated timestamp dropped), through our waveform → vitals stage (\`waveformToVitals\`, beats placed on the PPG itself), which gives SDNN, RMSSD and pNN50 from its NN intervals (docs/engine.md, stage 5). The oximeter's heart-rate line is not used, so the corrupt-line subjects (11, 18, 20) have a reference like the others; "clean labels" below is kept only to match the heart-rate table. Check: 60 / mean NN interval of the contact-PPG beats against the MANIFEST's \`referenceHeartRateBpm\` (same definition); a subject off by more than ${REFERENCE_HR_TOLERANCE_BPM} bpm, or without HRV, would be marked untrusted and left out of the summary (${untrusted === 0 ? 'none is' : `${untrusted} ${untrusted === 1 ? 'is' : 'are'}`}). The waveform stage's own tracked heart rate is listed too: it is a spectral estimate and on these contact PPGs it differs from the beat rate by up to ${fmt(stageGap)} bpm (not used here).`,
     '',
-    table(['subject', 'MANIFEST HR', 'contact-PPG beat HR', 'Δ (bpm)', 'stage HR', 'grid (Hz)', 'NN', 'waveform SQI', 'note'], refRows),
+    table(
+      [
+        'subject',
+        'MANIFEST HR',
+        'contact-PPG beat HR',
+        'Δ (bpm)',
+        'stage HR',
+        'grid (Hz)',
+        'NN',
+        'waveform SQI',
+        'note',
+      ],
+      refRows,
+    ),
     '',
     'Ours: the chain over the face crops (the run above). "Internal" is the HRV the chain computes from its own beats whatever the quality gate says (`analyzeTraceWithInternals` in estimators/analyze.ts, the same analysis as `estimateOffline`; it is not in the measurement or its stats, which the server stores and returns); "published" is the measurement\'s `hrv` block, null unless quality is good, the capture is ≥ 20 s and ≥ 15 NN intervals with ≥ 60 % of intervals accepted. Error = ours − reference (internal).',
     '',
     table(
-      ['subject', 'quality', 'ref SDNN', 'ours SDNN', 'err', 'ref RMSSD', 'ours RMSSD', 'err', 'ref pNN50', 'ours pNN50', 'err', 'our NN (accepted)', 'published SDNN / RMSSD / pNN50'],
+      [
+        'subject',
+        'quality',
+        'ref SDNN',
+        'ours SDNN',
+        'err',
+        'ref RMSSD',
+        'ours RMSSD',
+        'err',
+        'ref pNN50',
+        'ours pNN50',
+        'err',
+        'our NN (accepted)',
+        'published SDNN / RMSSD / pNN50',
+      ],
       rows,
     ),
     '',
@@ -271,9 +306,17 @@ function meaning(all: { est: HrvValues; ref: HrvValues }[], published: { est: Hr
   const refMean = all.reduce((a, p) => a + p.ref.rmssdMs, 0) / all.length;
   const mae = err.reduce((a, e) => a + Math.abs(e), 0) / err.length;
   const higher = err.filter((e) => e > 0).length;
-  const rs = METRICS.map((m) => errorStats(all.map((p) => p.est[m.key]), all.map((p) => p.ref[m.key])).r);
+  const rs = METRICS.map(
+    (m) =>
+      errorStats(
+        all.map((p) => p.est[m.key]),
+        all.map((p) => p.ref[m.key]),
+      ).r,
+  );
   const rText = `Pearson r over all labelled: SDNN ${fmt(rs[0], 2)}, RMSSD ${fmt(rs[1], 2)}, pNN50 ${fmt(rs[2], 2)}`;
-  const follows = rs.every((r) => Math.abs(r) < 0.5) ? 'does not follow it across subjects' : 'follows it only partly across subjects';
+  const follows = rs.every((r) => Math.abs(r) < 0.5)
+    ? 'does not follow it across subjects'
+    : 'follows it only partly across subjects';
   const pubErr = published.map((p) => p.est.rmssdMs - p.ref.rmssdMs);
   const pubText = published.length
     ? ` The ${published.length} published values are no better (RMSSD off by ${fmt(Math.min(...pubErr))} to ${fmt(Math.max(...pubErr))} ms): the quality gate and the HRV conditions (NN count, accepted share) do not catch beat-timing noise of this size, so on video like this the published \`hrv\` block should not be trusted.`

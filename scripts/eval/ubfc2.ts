@@ -8,7 +8,17 @@ import { CROP_PIXEL_BYTES, type FaceCropPacket } from '@vitals/protocol';
 import { DETECTABILITY_HEAD, detectabilityRow, detectOutcomes, summarize, type DetectItem } from './detectability.js';
 import { buildRgbTrace, StreamingEstimator } from '../../packages/engine/src/index.js';
 import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
-import { cachePath, DATA_DIR, decodeFrames, errorStats, fmt, probeVideo, readManifest, statsRow, table } from './common.js';
+import {
+  cachePath,
+  DATA_DIR,
+  decodeFrames,
+  errorStats,
+  fmt,
+  probeVideo,
+  readManifest,
+  statsRow,
+  table,
+} from './common.js';
 import { contactReference, hrvSection, parseGroundTruth, type HrvSubject } from './ubfc2-hrv.js';
 
 export interface Box {
@@ -129,7 +139,10 @@ export async function subjectCrops(video: string, id: string): Promise<{ meta: C
   const metaPath = cachePath('ubfc2', `${id}.json`);
   const binPath = cachePath('ubfc2', `${id}.crops`);
   if (existsSync(metaPath) && existsSync(binPath)) {
-    return { meta: JSON.parse(readFileSync(metaPath, 'utf8')) as CropCache, crops: new Uint8Array(readFileSync(binPath)) };
+    return {
+      meta: JSON.parse(readFileSync(metaPath, 'utf8')) as CropCache,
+      crops: new Uint8Array(readFileSync(binPath)),
+    };
   }
   const path = join(DATA_DIR, video);
   const info = probeVideo(path);
@@ -154,7 +167,13 @@ export async function subjectCrops(video: string, id: string): Promise<{ meta: C
 export function* cropPackets(meta: CropCache, crops: Uint8Array): Generator<FaceCropPacket> {
   const t0 = meta.tMicros[0];
   for (let i = 0; i < meta.tMicros.length; i++) {
-    yield { type: 1, seq: i, tMicros: meta.tMicros[i] - t0, flags: 0, pixels: crops.subarray(i * CROP_PIXEL_BYTES, (i + 1) * CROP_PIXEL_BYTES) };
+    yield {
+      type: 1,
+      seq: i,
+      tMicros: meta.tMicros[i] - t0,
+      flags: 0,
+      pixels: crops.subarray(i * CROP_PIXEL_BYTES, (i + 1) * CROP_PIXEL_BYTES),
+    };
   }
 }
 
@@ -178,7 +197,13 @@ export async function run(): Promise<string> {
     const est = m.stats.internalHeartRateBpm ?? NaN;
     const boxText = `${meta.box.x},${meta.box.y} ${meta.box.w}×${meta.box.h}`;
     if (item.referenceHeartRateBpm === undefined) {
-      blind.push([item.id, fmt(est), m.cardiac.heartRate ? fmt(m.cardiac.heartRate.value) : '– (poor)', m.quality.level, fmt(m.stats.medianSqi, 2)]);
+      blind.push([
+        item.id,
+        fmt(est),
+        m.cardiac.heartRate ? fmt(m.cardiac.heartRate.value) : '– (poor)',
+        m.quality.level,
+        fmt(m.stats.medianSqi, 2),
+      ]);
       continue;
     }
     const ref = item.referenceHeartRateBpm;
@@ -212,22 +237,50 @@ export async function run(): Promise<string> {
         internalRr: analysis.vitals?.rr ?? null,
       });
     }
-    rows.push([item.id, fmt(ref, 2), fmt(est), fmt(est - ref), m.quality.level, fmt(m.stats.medianSqi, 2), m.stats.pulseMethod, fmt(m.stats.skinFraction, 2), boxText, CORRUPT.has(item.id) ? 'PPG-derived ref' : '']);
+    rows.push([
+      item.id,
+      fmt(ref, 2),
+      fmt(est),
+      fmt(est - ref),
+      m.quality.level,
+      fmt(m.stats.medianSqi, 2),
+      m.stats.pulseMethod,
+      fmt(m.stats.skinFraction, 2),
+      boxText,
+      CORRUPT.has(item.id) ? 'PPG-derived ref' : '',
+    ]);
   }
   return [
     '## UBFC-rPPG (ubfc2): face crops → heart rate',
     '',
-    'Input: each video decoded with the npm ffmpeg, a face box from our skin-colour blob detector on the first frame (held fixed), the box resized to 36×36 by area averaging with no padding (the spec\'s crop rule), one type-1 packet per frame with the container timestamp, through `estimateOffline`. Reference: the MANIFEST\'s `referenceHeartRateBpm` (60 / mean inter-beat interval of the contact PPG). Baselines from the notes: plain POS 12.3 with the ×1.5 box, 6.4 with a tight inner box. Target MAE ≤ 3 bpm on the clean-label subjects.',
+    "Input: each video decoded with the npm ffmpeg, a face box from our skin-colour blob detector on the first frame (held fixed), the box resized to 36×36 by area averaging with no padding (the spec's crop rule), one type-1 packet per frame with the container timestamp, through `estimateOffline`. Reference: the MANIFEST's `referenceHeartRateBpm` (60 / mean inter-beat interval of the contact PPG). Baselines from the notes: plain POS 12.3 with the ×1.5 box, 6.4 with a tight inner box. Target MAE ≤ 3 bpm on the clean-label subjects.",
     '',
-    table(['subjects', 'n', 'MAE (bpm)', 'RMSE (bpm)', 'Pearson r'], [
-      statsRow('clean labels (without 11, 18, 20)', errorStats(clean.est, clean.ref)),
-      statsRow('all labelled (with 11, 18, 20)', errorStats(all.est, all.ref)),
-      statsRow('published only (quality not poor)', errorStats(published.est, published.ref)),
-    ]),
+    table(
+      ['subjects', 'n', 'MAE (bpm)', 'RMSE (bpm)', 'Pearson r'],
+      [
+        statsRow('clean labels (without 11, 18, 20)', errorStats(clean.est, clean.ref)),
+        statsRow('all labelled (with 11, 18, 20)', errorStats(all.est, all.ref)),
+        statsRow('published only (quality not poor)', errorStats(published.est, published.ref)),
+      ],
+    ),
     '',
-    table(['subject', 'reference', 'ours', 'error', 'quality', 'median SQI', 'method', 'skin share', 'box (x,y w×h)', 'note'], rows),
+    table(
+      [
+        'subject',
+        'reference',
+        'ours',
+        'error',
+        'quality',
+        'median SQI',
+        'method',
+        'skin share',
+        'box (x,y w×h)',
+        'note',
+      ],
+      rows,
+    ),
     '',
-    'Pulse detectability, the test described in the skin-patch section (the chain\'s pulse signal; power at each subject\'s own reference against the other subjects\' references more than 6 bpm away). Here the pulse is there, and the test sees it:',
+    "Pulse detectability, the test described in the skin-patch section (the chain's pulse signal; power at each subject's own reference against the other subjects' references more than 6 bpm away). Here the pulse is there, and the test sees it:",
     '',
     table(DETECTABILITY_HEAD, [detectabilityRow('labelled subjects', summarize(detectOutcomes(pulses)))]),
     '',

@@ -29,7 +29,10 @@ function program(io: CliIo, run: (p: Promise<number>) => void): Command {
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .addHelpText('after', `${ENV_HELP}\n\nExamples:\n  vitals auth test\n  vitals measure face.mp4 --consent\n  vitals logs tail --json`);
+    .addHelpText(
+      'after',
+      `${ENV_HELP}\n\nExamples:\n  vitals auth test\n  vitals measure face.mp4 --consent\n  vitals logs tail --json`,
+    );
 
   const auth = root.command('auth').description('credentials').exitOverride();
   auth
@@ -37,7 +40,10 @@ function program(io: CliIo, run: (p: Promise<number>) => void): Command {
     .description("verify the credentials and print the key's facts (status, features, limits, quotas, clock drift)")
     .option('--json', 'print the facts as JSON')
     .exitOverride()
-    .addHelpText('after', `\nExamples:\n  vitals auth test\n  VITALS_BASE_URL=https://vitals.example.com vitals auth test --json\n${ENV_HELP}`)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  vitals auth test\n  VITALS_BASE_URL=https://vitals.example.com vitals auth test --json\n${ENV_HELP}`,
+    )
     .action((opts: { json?: boolean }) => run(authTest(opts, io)));
 
   root

@@ -38,13 +38,19 @@ describe('configuration and usage (exit 2)', () => {
   it.each(['clip.avi', 'clip.mkv', 'clip'])('measure %s (not .mp4/.mov/.webm): exit 2', async (name) => {
     const video = join(dir, name);
     writeFileSync(video, 'x');
-    const r = await runVitals(['measure', video, '--consent'], credsEnv({ keyId: 'k', secret: 's' }, 'http://127.0.0.1:1'));
+    const r = await runVitals(
+      ['measure', video, '--consent'],
+      credsEnv({ keyId: 'k', secret: 's' }, 'http://127.0.0.1:1'),
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/\.mp4, \.mov or \.webm/);
   });
 
   it('measure a file that does not exist: exit 2', async () => {
-    const r = await runVitals(['measure', join(dir, 'missing.mov'), '--consent'], credsEnv({ keyId: 'k', secret: 's' }, 'http://127.0.0.1:1'));
+    const r = await runVitals(
+      ['measure', join(dir, 'missing.mov'), '--consent'],
+      credsEnv({ keyId: 'k', secret: 's' }, 'http://127.0.0.1:1'),
+    );
     expect(r.code).toBe(2);
   });
 
@@ -83,7 +89,10 @@ describe('auth test', () => {
   });
 
   it('an unknown key id: exit 3', async () => {
-    const r = await runVitals(['auth', 'test'], credsEnv({ keyId: 'key_000000000000000000000000', secret: 'x' }, server.baseUrl));
+    const r = await runVitals(
+      ['auth', 'test'],
+      credsEnv({ keyId: 'key_000000000000000000000000', secret: 'x' }, server.baseUrl),
+    );
     expect(r.code).toBe(3);
   });
 
@@ -149,7 +158,10 @@ describe('logs tail', () => {
     await runVitals(['auth', 'test'], { ...env, VITALS_KEY_SECRET: 'wrong' });
     const r = await runVitals(['logs', 'tail', '--json', '--no-follow'], env);
     expect(r.code).toBe(0);
-    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { status: string; errorCode: string | null; endpoint: string });
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string; errorCode: string | null; endpoint: string });
     expect(rows.map((x) => [x.endpoint, x.status, x.errorCode])).toEqual([
       ['/sdk/v1/auth/test', 'success', null],
       ['/sdk/v1/auth/test', 'unauthorized', 'invalid_signature'],
@@ -173,7 +185,10 @@ describe('logs tail', () => {
   });
 
   it('a bad --since is a usage error', async () => {
-    const r = await runVitals(['logs', 'tail', '--since', 'yesterday-ish'], credsEnv({ keyId: 'k', secret: 's' }, server.baseUrl));
+    const r = await runVitals(
+      ['logs', 'tail', '--since', 'yesterday-ish'],
+      credsEnv({ keyId: 'k', secret: 's' }, server.baseUrl),
+    );
     expect(r.code).toBe(2);
   });
 });

@@ -24,7 +24,8 @@ async function batchTierPresent(): Promise<boolean> {
 }
 
 const present = await batchTierPresent();
-if (!present) console.warn('measure.test.ts: skipped, the server has no batch tier yet (POST /sdk/v1/cloud/uploads/presign)');
+if (!present)
+  console.warn('measure.test.ts: skipped, the server has no batch tier yet (POST /sdk/v1/cloud/uploads/presign)');
 
 /** A real face recording from the shared evaluation data, when it is beside the repository. */
 const FACE_VIDEO = new URL('../../../../shared/data/ubfc2/subject10/vid.mp4', import.meta.url).pathname;
@@ -43,15 +44,26 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
   it('a file that is not a decodable video settles failed: exit 5 with the job error; a re-run returns the same job', async () => {
     const key = await server.createKey();
     const video = join(dir, 'garbage.mp4');
-    writeFileSync(video, new Uint8Array(64 * 1024).map((_, i) => (i * 7919) & 255));
-    const first = await runVitals(['measure', video, '--consent', '--json', '--interval', '0.5'], credsEnv(key, server.baseUrl), 120_000);
+    writeFileSync(
+      video,
+      new Uint8Array(64 * 1024).map((_, i) => (i * 7919) & 255),
+    );
+    const first = await runVitals(
+      ['measure', video, '--consent', '--json', '--interval', '0.5'],
+      credsEnv(key, server.baseUrl),
+      120_000,
+    );
     expect(first.code, first.stderr).toBe(5);
     const job = JSON.parse(first.stdout) as { jobId: string; status: string; error?: { code: string } };
     expect(job.status).toBe('failed');
     expect(job.error?.code).toBe('unsupported_media');
     expect(first.stderr).toMatch(/unsupported_media/);
     // same file, same options: the idempotency key repeats, so the service returns the same job
-    const again = await runVitals(['measure', video, '--consent', '--json', '--interval', '0.5'], credsEnv(key, server.baseUrl), 120_000);
+    const again = await runVitals(
+      ['measure', video, '--consent', '--json', '--interval', '0.5'],
+      credsEnv(key, server.baseUrl),
+      120_000,
+    );
     expect(again.code).toBe(5);
     expect((JSON.parse(again.stdout) as { jobId: string }).jobId).toBe(job.jobId);
     // the upload URL is a credential: never printed
@@ -71,8 +83,15 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
     const key = await server.createKey();
     const video = join(dir, 'slow.mp4');
     // cheap for the worker afterwards (rejected as unsupported media), but not settled within 1 ms
-    writeFileSync(video, new Uint8Array(32 * 1024).map((_, i) => (i * 104729) & 255));
-    const r = await runVitals(['measure', video, '--consent', '--timeout', '0.001', '--interval', '0.001'], credsEnv(key, server.baseUrl), 120_000);
+    writeFileSync(
+      video,
+      new Uint8Array(32 * 1024).map((_, i) => (i * 104729) & 255),
+    );
+    const r = await runVitals(
+      ['measure', video, '--consent', '--timeout', '0.001', '--interval', '0.001'],
+      credsEnv(key, server.baseUrl),
+      120_000,
+    );
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr).toMatch(/still not settled/);
   });
@@ -81,7 +100,11 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
     'a real face video completes: exit 0 and a readable summary',
     async () => {
       const key = await server.createKey();
-      const r = await runVitals(['measure', FACE_VIDEO, '--consent', '--user-ref', 'subject-10', '--features', 'hrv'], credsEnv(key, server.baseUrl), 600_000);
+      const r = await runVitals(
+        ['measure', FACE_VIDEO, '--consent', '--user-ref', 'subject-10', '--features', 'hrv'],
+        credsEnv(key, server.baseUrl),
+        600_000,
+      );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/Measurement meas_[0-9a-f]+ \(cloud, attested\)/);
       expect(r.stdout).toMatch(/Quality\s+(good|fair|poor)/);

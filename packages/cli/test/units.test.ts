@@ -28,7 +28,8 @@ describe('exit-code table', () => {
 
   it('docs/cli.md lists the same exit codes', () => {
     const doc = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
-    for (const code of Object.values(EXIT_CODES)) expect(doc, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+    for (const code of Object.values(EXIT_CODES))
+      expect(doc, `exit ${code}`).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
   });
 });
 
@@ -59,14 +60,20 @@ describe('--since', () => {
 describe('config', () => {
   it('defaults the base address and refuses a non-http one', () => {
     expect(loadConfig({ VITALS_KEY_ID: 'k', VITALS_KEY_SECRET: 's' }).baseUrl).toBe('http://127.0.0.1:8787');
-    expect(() => loadConfig({ VITALS_KEY_ID: 'k', VITALS_KEY_SECRET: 's', VITALS_BASE_URL: 'ftp://x' })).toThrow(/VITALS_BASE_URL/);
+    expect(() => loadConfig({ VITALS_KEY_ID: 'k', VITALS_KEY_SECRET: 's', VITALS_BASE_URL: 'ftp://x' })).toThrow(
+      /VITALS_BASE_URL/,
+    );
   });
 });
 
 describe('runCli in-process', () => {
   it('returns 2 and writes to the injected stderr when credentials are missing', async () => {
     let err = '';
-    const code = await runCli(['auth', 'test'], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) }, env: {} });
+    const code = await runCli(['auth', 'test'], {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (err += s) },
+      env: {},
+    });
     expect(code).toBe(2);
     expect(err).toMatch(/missing credentials/);
   });

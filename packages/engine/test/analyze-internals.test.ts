@@ -7,7 +7,13 @@ import { roundTo } from '../src/dsp/stats.js';
 
 describe('analyzeTraceWithInternals', () => {
   it('returns the measurement analyzeTrace returns, and the HRV behind the published block', () => {
-    const { packets } = generatePhantom({ durationSec: 40, heartRateBpm: 72, pulseAmplitude: 0.02, noiseStd: 1, seed: 23 });
+    const { packets } = generatePhantom({
+      durationSec: 40,
+      heartRateBpm: 72,
+      pulseAmplitude: 0.02,
+      noiseStd: 1,
+      seed: 23,
+    });
     const trace = buildRgbTrace(packets);
     const { measurement, vitals } = analyzeTraceWithInternals(trace);
     expect(measurement).toEqual(analyzeTrace(trace));
@@ -35,7 +41,13 @@ describe('HRV publication', () => {
   // The same beats and intervals composed under a good and under a fair verdict: only a good
   // capture publishes HRV and the stress index (analyze.ts, HRV_MIN_LEVEL); the rate is published in both.
   it('is for good captures only', () => {
-    const { packets } = generatePhantom({ durationSec: 40, heartRateBpm: 72, pulseAmplitude: 0.02, noiseStd: 1, seed: 23 });
+    const { packets } = generatePhantom({
+      durationSec: 40,
+      heartRateBpm: 72,
+      pulseAmplitude: 0.02,
+      noiseStd: 1,
+      seed: 23,
+    });
     const trace = buildRgbTrace(packets);
     const { measurement, vitals } = analyzeTraceWithInternals(trace);
     expect(measurement.quality.level).toBe('good');
@@ -53,7 +65,9 @@ describe('HRV publication', () => {
         stats: measurement.stats,
       });
     const good = compose('good', 0.7);
-    expect(good.hrv).toEqual(expect.objectContaining({ sdnnMs: measurement.hrv!.sdnnMs, rmssdMs: measurement.hrv!.rmssdMs }));
+    expect(good.hrv).toEqual(
+      expect.objectContaining({ sdnnMs: measurement.hrv!.sdnnMs, rmssdMs: measurement.hrv!.rmssdMs }),
+    );
     expect(good.stress).not.toBeNull();
     const fair = compose('fair', 0.6);
     expect(fair.cardiac.heartRate).not.toBeNull();

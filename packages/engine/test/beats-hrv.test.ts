@@ -160,9 +160,7 @@ describe('waveformToVitals HRV on synthetic PPG with a known RR series', () => {
   it('recovers SDNN, RMSSD and pNN50 at 30 fps', () => {
     const v = waveformToVitals(ppg(beats, fs, dur), fs);
     expect(v.hrv).not.toBeNull();
-    expect(Math.abs(v.heartRate!.value - 60000 / (rr.reduce((a, b) => a + b, 0) / rr.length))).toBeLessThan(
-      3,
-    );
+    expect(Math.abs(v.heartRate!.value - 60000 / (rr.reduce((a, b) => a + b, 0) / rr.length))).toBeLessThan(3);
     expect(Math.abs(v.hrv!.sdnnMs - t.sdnn)).toBeLessThanOrEqual(3);
     expect(Math.abs(v.hrv!.rmssdMs - t.rmssd)).toBeLessThanOrEqual(5);
     expect(Math.abs(v.hrv!.pnn50Pct - t.pnn50)).toBeLessThanOrEqual(5);

@@ -2,12 +2,7 @@
 // Object.is on every value, against the plain form it replaced (written out here as the reference).
 import { describe, expect, it } from 'vitest';
 import { bandPassZeroPhase } from '../src/dsp/butterworth.js';
-import {
-  decimateMean,
-  medianIntervalMicros,
-  resampleDecimated,
-  resampleUniform,
-} from '../src/dsp/resample.js';
+import { decimateMean, medianIntervalMicros, resampleDecimated, resampleUniform } from '../src/dsp/resample.js';
 import { bandLimitedChannel, REST_BAND } from '../src/pulse/pulse-signals.js';
 import type { HrWindow } from '../src/rate/hr-spectrum.js';
 import { viterbiStep, type ForwardState, type StateRange } from '../src/rate/hr-track.js';
@@ -123,9 +118,7 @@ describe('signal kernels are bit-identical to their plain forms', () => {
       const n = 2 + Math.floor(rnd() * 80);
       const t = [0];
       for (let i = 1; i < n; i++)
-        t.push(
-          t[i - 1] + [33333 + Math.floor(rnd() * 2), rnd() * 1000, 5, Math.floor(rnd() * 4) * 10][trial % 4],
-        );
+        t.push(t[i - 1] + [33333 + Math.floor(rnd() * 2), rnd() * 1000, 5, Math.floor(rnd() * 4) * 10][trial % 4]);
       const d = Float64Array.from({ length: n - 1 }, (_, i) => t[i + 1] - t[i]).sort();
       const m = (n - 1) >> 1;
       const expected = (n - 1) % 2 ? d[m] : 0.5 * (d[m - 1] + d[m]);
@@ -138,14 +131,11 @@ describe('signal kernels are bit-identical to their plain forms', () => {
     for (const factor of [2, 3, 4]) {
       const n = 400;
       const t = [0];
-      for (let i = 1; i < n; i++)
-        t.push(t[i - 1] + 33333 + Math.floor(rnd() * 3000) * (i % 17 === 0 ? 10 : 1));
+      for (let i = 1; i < n; i++) t.push(t[i - 1] + 33333 + Math.floor(rnd() * 3000) * (i % 17 === 0 ? 10 : 1));
       const chans = [0, 1, 2].map(() => Float64Array.from({ length: n }, () => 100 + 20 * rnd()));
       const from = 37;
       const fast = resampleDecimated(t, chans, 30, factor, { from, to: n });
-      const plain = resampleUniform(t, chans, 30, { from, to: n }).channels.map((c) =>
-        decimateMean(c, factor),
-      );
+      const plain = resampleUniform(t, chans, 30, { from, to: n }).channels.map((c) => decimateMean(c, factor));
       for (let c = 0; c < 3; c++) expect(sameBits(fast[c], plain[c])).toBe(true);
     }
   });

@@ -40,7 +40,8 @@ describe('SQI chance level', () => {
         const x = Float64Array.from({ length: n }, rand);
         const s = powerSpectrum(x, fs, 4096);
         let best = 0;
-        for (let k = Math.ceil(0.7 / s.binHz); k <= Math.floor(2.5 / s.binHz); k++) if (s.power[k] > s.power[best]) best = k;
+        for (let k = Math.ceil(0.7 / s.binHz); k <= Math.floor(2.5 / s.binHz); k++)
+          if (s.power[k] > s.power[best]) best = k;
         sqis.push(sqiAt(s, best * s.binHz, { lowHz: 0.7, highHz: 2.5 }, 10));
       }
       sqis.sort((a, b) => a - b);

@@ -35,7 +35,13 @@ describe('offline estimator on the phantom', () => {
   });
 
   it('recovers HRV from a strong, clean pulse', () => {
-    const { packets, truth } = generatePhantom({ durationSec: 60, heartRateBpm: 70, pulseAmplitude: 0.02, noiseStd: 1, seed: 21 });
+    const { packets, truth } = generatePhantom({
+      durationSec: 60,
+      heartRateBpm: 70,
+      pulseAmplitude: 0.02,
+      noiseStd: 1,
+      seed: 21,
+    });
     const m = estimateOffline(packets);
     expect(m.hrv).not.toBeNull();
     expect(Math.abs(m.hrv!.sdnnMs - truth.sdnnMs)).toBeLessThanOrEqual(HRV_TOL_MS);
@@ -46,8 +52,14 @@ describe('offline estimator on the phantom', () => {
 
   it('survives drift, motion, sensor noise, dropped and jittered frames', () => {
     const { packets, truth } = generatePhantom({
-      durationSec: 60, heartRateBpm: 88, noiseStd: 4, illuminationDrift: 0.08, motionPx: 1,
-      dropRate: 0.05, jitterMs: 6, seed: 31,
+      durationSec: 60,
+      heartRateBpm: 88,
+      noiseStd: 4,
+      illuminationDrift: 0.08,
+      motionPx: 1,
+      dropRate: 0.05,
+      jitterMs: 6,
+      seed: 31,
     });
     const m = estimateOffline(packets);
     expect(m.stats.framesDropped).toBeGreaterThan(0);
@@ -56,7 +68,12 @@ describe('offline estimator on the phantom', () => {
   });
 
   it('works for darker skin tones', () => {
-    const { packets, truth } = generatePhantom({ durationSec: 45, heartRateBpm: 66, colours: { skin: [92, 58, 42] }, seed: 41 });
+    const { packets, truth } = generatePhantom({
+      durationSec: 45,
+      heartRateBpm: 66,
+      colours: { skin: [92, 58, 42] },
+      seed: 41,
+    });
     const m = estimateOffline(packets);
     expect(m.quality.usable).toBe(true);
     expect(Math.abs(m.cardiac.heartRate!.value - truth.heartRateBpm)).toBeLessThanOrEqual(HR_TOL_CLEAN_BPM);
@@ -90,14 +107,26 @@ describe('offline estimator on the phantom', () => {
 
 describe('streaming estimator', () => {
   it('finish() equals the offline estimate for the same packets', () => {
-    const { packets } = generatePhantom({ durationSec: 30, heartRateBpm: 80, telemetry: true, dropRate: 0.02, seed: 71 });
+    const { packets } = generatePhantom({
+      durationSec: 30,
+      heartRateBpm: 80,
+      telemetry: true,
+      dropRate: 0.02,
+      seed: 71,
+    });
     const s = new StreamingEstimator();
     for (const p of packets) s.push(p);
     expect(s.finish()).toEqual(estimateOffline(packets));
   });
 
   it('emits hr events about once per second near the truth, then hrv, bp and spo2', () => {
-    const { packets, truth } = generatePhantom({ durationSec: 40, heartRateBpm: 76, pulseAmplitude: 0.02, noiseStd: 1, seed: 72 });
+    const { packets, truth } = generatePhantom({
+      durationSec: 40,
+      heartRateBpm: 76,
+      pulseAmplitude: 0.02,
+      noiseStd: 1,
+      seed: 72,
+    });
     const s = new StreamingEstimator();
     const events = packets.flatMap((p) => s.push(p));
     const hr = events.filter((e) => e.t === 'hr');

@@ -34,7 +34,11 @@ describe('capture-level pulse evidence (minAnchorShare)', () => {
   it('still publishes nothing for pulse-less captures of 45 s and longer', () => {
     let seed = 400;
     for (const durationSec of [45, 60, 90]) {
-      for (const o of [{ pulseAmplitude: 0, noiseStd: 2 }, { pulseAmplitude: 0, noiseStd: 6, illuminationDrift: 0.05, motionPx: 1 }, { pureNoise: true }]) {
+      for (const o of [
+        { pulseAmplitude: 0, noiseStd: 2 },
+        { pulseAmplitude: 0, noiseStd: 6, illuminationDrift: 0.05, motionPx: 1 },
+        { pureNoise: true },
+      ]) {
         const m = estimateOffline(generatePhantom({ durationSec, ...o, seed: seed++ }).packets);
         expect(m.quality.usable).toBe(false);
         expect(m.cardiac.heartRate).toBeNull();

@@ -20,7 +20,7 @@ function rng(seed: number): () => number {
 function train(noise: number, seed: number): { x: Float64Array; beats: number[] } {
   const r = rng(seed);
   const beats: number[] = [];
-  for (let t = 0.5; t < 60; ) {
+  for (let t = 0.5; t < 60;) {
     beats.push(t);
     t += 0.85 + 0.04 * Math.sin(2 * Math.PI * 0.25 * t);
   }
@@ -28,7 +28,9 @@ function train(noise: number, seed: number): { x: Float64Array; beats: number[] 
   for (let i = 0; i < x.length; i++) {
     const t = i / FS;
     let v = 0;
-    for (const b of beats) if (Math.abs(t - b) < 0.6) v += Math.exp(-0.5 * ((t - b) / 0.08) ** 2) + 0.4 * Math.exp(-0.5 * ((t - b - 0.3) / 0.1) ** 2);
+    for (const b of beats)
+      if (Math.abs(t - b) < 0.6)
+        v += Math.exp(-0.5 * ((t - b) / 0.08) ** 2) + 0.4 * Math.exp(-0.5 * ((t - b - 0.3) / 0.1) ** 2);
     x[i] = v + noise * Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
   }
   return { x, beats };

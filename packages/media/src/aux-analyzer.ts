@@ -76,8 +76,7 @@ export function toEightClasses(scores: { score: number; emotion: string }[], mes
   const total = out.reduce((a, b) => a + b, 0);
   if (total <= 0) out[5] = 1;
   else for (let i = 0; i < 8; i++) out[i] /= total;
-  const contempt =
-    mesh && mesh.length >= 468 ? 0.5 * clamp((lipCornerAsymmetry(mesh) - 0.05) / 0.15, 0, 1) : 0;
+  const contempt = mesh && mesh.length >= 468 ? 0.5 * clamp((lipCornerAsymmetry(mesh) - 0.05) / 0.15, 0, 1) : 0;
   for (let i = 0; i < 8; i++) out[i] *= 1 - contempt;
   out[1] = contempt;
   return out;

@@ -77,24 +77,8 @@ export function readFrameTimes(ffprobe: string, file: string): Promise<number[]>
   });
 }
 
-export async function* decodeFrames(
-  ffmpeg: string,
-  file: string,
-  opts: DecodeOptions,
-): AsyncGenerator<DecodedFrame> {
-  const args = [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-i',
-    file,
-    '-map',
-    '0:v:0',
-    '-an',
-    '-sn',
-    '-dn',
-  ];
+export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOptions): AsyncGenerator<DecodedFrame> {
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', file, '-map', '0:v:0', '-an', '-sn', '-dn'];
   if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
   args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
   const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -46,8 +46,7 @@ function find(env: NodeJS.ProcessEnv): FfmpegPaths {
   const envFfmpeg = env.FFMPEG_PATH;
   if (envFfmpeg) {
     const sibling = path.join(path.dirname(envFfmpeg), path.basename(envFfmpeg).replace('ffmpeg', 'ffprobe'));
-    const ffprobe =
-      env.FFPROBE_PATH || (existsSync(sibling) ? sibling : (onPath('ffprobe', env.PATH) ?? npmProbe()));
+    const ffprobe = env.FFPROBE_PATH || (existsSync(sibling) ? sibling : (onPath('ffprobe', env.PATH) ?? npmProbe()));
     if (!runs(envFfmpeg)) throw new Error(`FFMPEG_PATH=${envFfmpeg} does not run`);
     return { ffmpeg: envFfmpeg, ffprobe, source: 'env' };
   }

@@ -2,13 +2,7 @@
  * Packets of a video as a frames file (spec: Frames file): the same bytes a client would upload,
  * so a processed video can be stored, cached or replayed through the frames path.
  */
-import {
-  encodeFaceCrop,
-  encodeFramesFile,
-  encodeQuality,
-  encodeTelemetry,
-  type Packet,
-} from '@vitals/protocol';
+import { encodeFaceCrop, encodeFramesFile, encodeQuality, encodeTelemetry, type Packet } from '@vitals/protocol';
 
 /** One packet back to its wire bytes. Aux chunks keep their original header fields. */
 export function encodePacket(p: Packet): Uint8Array {

@@ -26,8 +26,7 @@ export function meshBox(mesh: readonly (readonly number[])[]): Box {
 
 export function toDetectedFace(f: HumanFace): DetectedFace {
   const mesh = f.mesh.map((p) => [p[0], p[1], p[2] ?? 0]);
-  const box: Box =
-    mesh.length >= 100 ? meshBox(mesh) : { x: f.box[0], y: f.box[1], width: f.box[2], height: f.box[3] };
+  const box: Box = mesh.length >= 100 ? meshBox(mesh) : { x: f.box[0], y: f.box[1], width: f.box[2], height: f.box[3] };
   const a = f.rotation?.angle;
   return {
     box,

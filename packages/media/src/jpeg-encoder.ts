@@ -66,8 +66,7 @@ export class JpegStreamEncoder {
 
   /** Queues one RGB image; the promise gives its JPEG. */
   encode(rgb: Uint8Array): Promise<Uint8Array> {
-    if (rgb.length !== this.width * this.height * 3)
-      throw new RangeError('image size does not match the encoder');
+    if (rgb.length !== this.width * this.height * 3) throw new RangeError('image size does not match the encoder');
     const p = new Promise<Uint8Array>((resolve) => this.resolvers.push(resolve));
     this.results.push(p);
     this.child.stdin.write(rgb);

@@ -68,8 +68,7 @@ export async function probeVideo(ffprobe: string, file: string): Promise<ProbeRe
   const raw = await runProbe(ffprobe, file);
   if (!raw?.format) return { ok: false, message: 'The file is not a readable video.' };
   const stream = raw.streams?.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
-  if (!stream || !stream.width || !stream.height)
-    return { ok: false, message: 'The file has no video stream.' };
+  if (!stream || !stream.width || !stream.height) return { ok: false, message: 'The file has no video stream.' };
   const formatName = raw.format.format_name ?? '';
   const codec = stream.codec_name ?? 'unknown';
   let container: ProbeInfo['container'];
@@ -79,8 +78,7 @@ export async function probeVideo(ffprobe: string, file: string): Promise<ProbeRe
       return { ok: false, message: `Codec ${codec} in ${container} is not supported (H.264 or HEVC).` };
   } else if (formatName.includes('webm')) {
     container = 'webm';
-    if (!WEBM_CODECS.has(codec))
-      return { ok: false, message: `Codec ${codec} is not a WebM codec (VP8, VP9 or AV1).` };
+    if (!WEBM_CODECS.has(codec)) return { ok: false, message: `Codec ${codec} is not a WebM codec (VP8, VP9 or AV1).` };
   } else {
     return {
       ok: false,

@@ -39,11 +39,7 @@ export type VideoRejection = {
 };
 export type VideoResult = { ok: true; packets: Packet[]; stats: VideoStats } | VideoRejection;
 
-export const reject = (
-  code: VideoRejectionCode,
-  message: string,
-  stats?: Partial<VideoStats>,
-): VideoRejection => ({
+export const reject = (code: VideoRejectionCode, message: string, stats?: Partial<VideoStats>): VideoRejection => ({
   ok: false,
   code,
   message,
@@ -58,11 +54,7 @@ export function median(values: number[]): number {
 }
 
 /** Too short, then too slow; null when both pass. */
-export function timingRejection(
-  durationSec: number,
-  fps: number,
-  stats: Partial<VideoStats>,
-): VideoRejection | null {
+export function timingRejection(durationSec: number, fps: number, stats: Partial<VideoStats>): VideoRejection | null {
   if (durationSec < VIDEO_MIN_DURATION_SEC)
     return reject(
       'too_short',

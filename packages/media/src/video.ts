@@ -90,9 +90,7 @@ const baseStats = (info: ProbeInfo): Partial<VideoStats> => ({
 });
 
 /** Readable, supported, and long and fast enough by the container's own figures (confirmed after decoding). */
-async function preflight(
-  filePath: string,
-): Promise<{ ok: true; bins: FfmpegPaths; info: ProbeInfo } | VideoRejection> {
+async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPaths; info: ProbeInfo } | VideoRejection> {
   const st = await stat(filePath).catch(() => null);
   if (!st?.isFile()) return reject('unsupported_media', 'The video file cannot be read.');
   const bins = resolveFfmpeg();

@@ -101,9 +101,7 @@ describe('packetsToFramesFile', () => {
   it('round-trips every packet type through the frames-file codec', async () => {
     const { packetsToFramesFile } = await import('../src/index.js');
     const { decodeFramesFile, encodeAuxChunks, decodePacket } = await import('@vitals/protocol');
-    const aux = encodeAuxChunks({ tMicros: 500, jpeg: new Uint8Array(9000).fill(7) }).map((c) =>
-      decodePacket(c),
-    );
+    const aux = encodeAuxChunks({ tMicros: 500, jpeg: new Uint8Array(9000).fill(7) }).map((c) => decodePacket(c));
     const packets = [
       { type: 1 as const, seq: 3, tMicros: 100, flags: 0, pixels: new Uint8Array(3888).fill(9) },
       { type: 2 as const, tMicros: 200, faceWidthRatio: 0.25, meanBrightness: 0.5, motionScore: 0 },

@@ -51,8 +51,7 @@ export async function makeClip(file: string, spec: ClipSpec): Promise<string> {
     spec.background === 'testsrc'
       ? `testsrc=size=${w}x${h}:rate=${spec.fps}:duration=${spec.seconds}`
       : `color=c=0x303030:size=${w}x${h}:rate=${spec.fps}:duration=${spec.seconds}`;
-  const until =
-    spec.faceShare !== undefined ? `:enable='lt(t,${(spec.seconds * spec.faceShare).toFixed(3)})'` : '';
+  const until = spec.faceShare !== undefined ? `:enable='lt(t,${(spec.seconds * spec.faceShare).toFixed(3)})'` : '';
   // A slow drift of +-2 px so the clip is not a still frame.
   const draws = (spec.faces ?? []).map(
     ([x, y, bw, bh]) => `drawbox=x=${x}+2*sin(t):y=${y}:w=${bw}:h=${bh}:color=${SKIN_HEX}:t=fill${until}`,
@@ -84,9 +83,7 @@ export function findSkinBoxes(img: RgbImage): DetectedFace[] {
     for (let x = 0; x < img.width; x++) {
       const i = (y * img.width + x) * 3;
       const d =
-        Math.abs(img.data[i] - SKIN[0]) +
-        Math.abs(img.data[i + 1] - SKIN[1]) +
-        Math.abs(img.data[i + 2] - SKIN[2]);
+        Math.abs(img.data[i] - SKIN[0]) + Math.abs(img.data[i + 1] - SKIN[1]) + Math.abs(img.data[i + 2] - SKIN[2]);
       if (d < 40) {
         cols[x] = 1;
         if (y < top[x]) top[x] = y;
@@ -106,8 +103,7 @@ export function findSkinBoxes(img: RgbImage): DetectedFace[] {
         y0 = Math.min(y0, top[c]);
         y1 = Math.max(y1, bottom[c]);
       }
-      if (x - start >= 4)
-        faces.push({ box: { x: start, y: y0, width: x - start, height: y1 - y0 + 1 }, score: 1 });
+      if (x - start >= 4) faces.push({ box: { x: start, y: y0, width: x - start, height: y1 - y0 + 1 }, score: 1 });
       start = -1;
     }
   }

@@ -67,9 +67,7 @@ describe('a 21 s 25 fps clip with one drawn face', () => {
     let err = 0;
     for (let i = 0; i < c.pixels.length; i += 3)
       err +=
-        Math.abs(c.pixels[i] - SKIN[0]) +
-        Math.abs(c.pixels[i + 1] - SKIN[1]) +
-        Math.abs(c.pixels[i + 2] - SKIN[2]);
+        Math.abs(c.pixels[i] - SKIN[0]) + Math.abs(c.pixels[i + 1] - SKIN[1]) + Math.abs(c.pixels[i + 2] - SKIN[2]);
     expect(err / (c.pixels.length / 3)).toBeLessThan(25);
   });
 
@@ -107,8 +105,7 @@ describe('stream details', () => {
       seconds: 22,
       fps: 30,
       faces: [FACE],
-      filter:
-        "select='lt(t,10)+gte(t,10)*gt(mod(n,3),0)',settb=1/600,setpts='if(lt(N,300),N/30,10+(N-300)/20)/TB'",
+      filter: "select='lt(t,10)+gte(t,10)*gt(mod(n,3),0)',settb=1/600,setpts='if(lt(N,300),N/30,10+(N-300)/20)/TB'",
       codecArgs: [
         '-c:v',
         'libx264',
@@ -158,9 +155,7 @@ describe('stream details', () => {
     for (const c of chunks) frames.set(c.tMicros, [...(frames.get(c.tMicros) ?? []), c]);
     expect(frames.size).toBeGreaterThanOrEqual(41);
     const first = [...frames.values()][3];
-    expect(
-      first.every((c) => c.byteLength + 20 <= 8192 && c.width === AUX_SIZE && c.height === AUX_SIZE),
-    ).toBe(true);
+    expect(first.every((c) => c.byteLength + 20 <= 8192 && c.width === AUX_SIZE && c.height === AUX_SIZE)).toBe(true);
     const bytes = Buffer.concat(first.sort((a, b) => a.chunkIndex - b.chunkIndex).map((c) => c.payload));
     const img = jpeg.decode(bytes, { useTArray: true });
     expect([img.width, img.height]).toEqual([448, 448]);
@@ -200,9 +195,7 @@ describe('telemetry from landmarks', () => {
     expect(tele.length).toBeGreaterThanOrEqual(80); // 4 Hz over 21 s
     const s = tele[10].slots;
     expect([s[3], s[4], s[5]]).toEqual([Math.round((120 / 180) * 255), 0, 128]);
-    expect(s[6]).toBe(
-      Math.round(r.packets.find((p): p is QualityPacket => p.type === 2)!.faceWidthRatio * 255),
-    );
+    expect(s[6]).toBe(Math.round(r.packets.find((p): p is QualityPacket => p.type === 2)!.faceWidthRatio * 255));
     expect(Array.from(s.subarray(TELEMETRY_USED_SLOTS)).every((v) => v === 0)).toBe(true);
   });
 });

@@ -41,12 +41,9 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
 
   it('telemetry says: eyes open, mouth closed, head roughly frontal', () => {
     if (!r.ok) throw new Error(r.code);
-    const tele = r.packets
-      .filter((p): p is TelemetryPacket => p.type === 3)
-      .map((p) => dequantizeTelemetry(p.slots));
+    const tele = r.packets.filter((p): p is TelemetryPacket => p.type === 3).map((p) => dequantizeTelemetry(p.slots));
     expect(tele.length).toBeGreaterThan(75);
-    const mid = (k: keyof (typeof tele)[0]): number =>
-      tele.map((t) => t[k]).sort((a, b) => a - b)[tele.length >> 1];
+    const mid = (k: keyof (typeof tele)[0]): number => tele.map((t) => t[k]).sort((a, b) => a - b)[tele.length >> 1];
     expect(mid('leftEyeOpenness')).toBeGreaterThan(0.3);
     expect(mid('rightEyeOpenness')).toBeGreaterThan(0.3);
     expect(mid('jawOpenness')).toBeLessThan(0.3);
@@ -79,10 +76,7 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
 describe('aux analyzer without a face', () => {
   it('returns nothing for a blank image or bytes that are not a JPEG', async () => {
     const analyzer = await createAuxAnalyzer();
-    const grey = jpeg.encode(
-      { data: new Uint8Array(448 * 448 * 4).fill(128), width: 448, height: 448 },
-      80,
-    ).data;
+    const grey = jpeg.encode({ data: new Uint8Array(448 * 448 * 4).fill(128), width: 448, height: 448 }, 80).data;
     expect(await analyzer.analyze(new Uint8Array(grey))).toEqual({});
     expect(await analyzer.analyze(new Uint8Array([1, 2, 3]))).toEqual({});
   }, 30_000);

@@ -62,10 +62,9 @@ describe('timing rules', () => {
   });
 
   it('too short and too slow names too_short (order)', async () => {
-    const r = await videoToPackets(
-      await makeClip(at('short15.mp4'), { seconds: 6, fps: 15, faces: [FACE] }),
-      { detector: skinDetector },
-    );
+    const r = await videoToPackets(await makeClip(at('short15.mp4'), { seconds: 6, fps: 15, faces: [FACE] }), {
+      detector: skinDetector,
+    });
     expect(r).toMatchObject({ ok: false, code: 'too_short' });
   });
 

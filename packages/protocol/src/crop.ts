@@ -147,8 +147,7 @@ export function cropResizeRgb(
   channels: 3 | 4 = 3,
   out: Uint8Array = new Uint8Array(outWidth * outHeight * 3),
 ): Uint8Array {
-  if (src.length < srcWidth * srcHeight * channels)
-    throw new RangeError('source smaller than its dimensions');
+  if (src.length < srcWidth * srcHeight * channels) throw new RangeError('source smaller than its dimensions');
   if (out.length !== outWidth * outHeight * 3) throw new RangeError('output buffer has the wrong size');
   const xs = spans(box.x, box.width, outWidth, srcWidth);
   const ys = spans(box.y, box.height, outHeight, srcHeight);

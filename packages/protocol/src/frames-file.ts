@@ -57,9 +57,7 @@ export function decodeFramesHeader(bytes: Uint8Array): HeaderResult {
   };
 }
 
-export type FramesResult =
-  | { ok: true; header: FramesHeader; packets: Packet[] }
-  | { ok: false; error: string };
+export type FramesResult = { ok: true; header: FramesHeader; packets: Packet[] } | { ok: false; error: string };
 
 /**
  * Decodes a whole frames file and checks the header against its contents: the packet count must

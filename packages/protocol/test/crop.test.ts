@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BoxKalman, cropResizeRgb, meanLuma, CROP_PIXEL_BYTES } from '../src/index.js';
 
-function image(
-  width: number,
-  height: number,
-  fill: (x: number, y: number) => [number, number, number],
-): Uint8Array {
+function image(width: number, height: number, fill: (x: number, y: number) => [number, number, number]): Uint8Array {
   const a = new Uint8Array(width * height * 3);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) a.set(fill(x, y), (y * width + x) * 3);
   return a;
@@ -20,9 +16,7 @@ describe('cropResizeRgb', () => {
   });
 
   it('takes exactly the box, no padding: a box on a coloured square sees only that colour', () => {
-    const src = image(100, 100, (x, y) =>
-      x >= 20 && x < 56 && y >= 30 && y < 66 ? [200, 100, 50] : [0, 0, 0],
-    );
+    const src = image(100, 100, (x, y) => (x >= 20 && x < 56 && y >= 30 && y < 66 ? [200, 100, 50] : [0, 0, 0]));
     const out = cropResizeRgb(src, 100, 100, { x: 20, y: 30, width: 36, height: 36 });
     for (let i = 0; i < out.length; i += 3) expect([out[i], out[i + 1], out[i + 2]]).toEqual([200, 100, 50]);
   });
@@ -57,15 +51,11 @@ describe('cropResizeRgb', () => {
 
   it('resizes to other sizes (448x448 aux crops)', () => {
     const src = image(50, 50, () => [1, 1, 1]);
-    expect(cropResizeRgb(src, 50, 50, { x: 0, y: 0, width: 50, height: 50 }, 448, 448).length).toBe(
-      448 * 448 * 3,
-    );
+    expect(cropResizeRgb(src, 50, 50, { x: 0, y: 0, width: 50, height: 50 }, 448, 448).length).toBe(448 * 448 * 3);
   });
 
   it('rejects a source smaller than its dimensions', () => {
-    expect(() => cropResizeRgb(new Uint8Array(10), 10, 10, { x: 0, y: 0, width: 5, height: 5 })).toThrow(
-      RangeError,
-    );
+    expect(() => cropResizeRgb(new Uint8Array(10), 10, 10, { x: 0, y: 0, width: 5, height: 5 })).toThrow(RangeError);
   });
 });
 

@@ -2,7 +2,9 @@
 import { describe, expect, test } from 'vitest';
 import { fromBase64Url, toBase64, toBase64Url, toHex, timingSafeEqualString, randomHex } from '../src/encoding.js';
 
-const samples = [0, 1, 2, 3, 4, 5, 31, 32, 33, 255].map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 37 + 11) & 255));
+const samples = [0, 1, 2, 3, 4, 5, 31, 32, 33, 255].map((n) =>
+  Uint8Array.from({ length: n }, (_, i) => (i * 37 + 11) & 255),
+);
 
 describe('encoding', () => {
   test.for(samples.map((s) => [s.length, s] as const))('%i bytes: hex and base64 match Buffer', ([, bytes]) => {

@@ -7,9 +7,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { ERROR_STATUS, EXIT_CODES, STREAM_ERROR_CODES, USAGE_ERROR_CODES, VIDEO_REJECTION_CODES } from '../src/errors.js';
+import {
+  ERROR_STATUS,
+  EXIT_CODES,
+  STREAM_ERROR_CODES,
+  USAGE_ERROR_CODES,
+  VIDEO_REJECTION_CODES,
+} from '../src/errors.js';
 
-const DOC = fs.readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/errors.md'), 'utf8');
+const DOC = fs.readFileSync(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/errors.md'),
+  'utf8',
+);
 
 /** The rows of the table under a `## heading`, as arrays of cell text (backticks removed). */
 function table(heading: string): string[][] {
@@ -21,7 +30,12 @@ function table(heading: string): string[][] {
     .split('\n')
     .filter((l) => l.startsWith('|') && !/^\|[-| ]+\|$/.test(l))
     .slice(1)
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim().replace(/`/g, '')));
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim().replace(/`/g, '')),
+    );
 }
 
 describe('docs/errors.md', () => {
@@ -36,13 +50,22 @@ describe('docs/errors.md', () => {
     expect(codes.sort()).toEqual([...USAGE_ERROR_CODES].sort());
     const status = Object.fromEntries(table('Usage-log').map((r) => [r[0], Number(r[1])]));
     for (const c of USAGE_ERROR_CODES) {
-      const expected = c === 'key_disabled' ? ERROR_STATUS.key_disabled : c === 'rate_limited' ? ERROR_STATUS.rate_limited : ERROR_STATUS.unauthorized;
+      const expected =
+        c === 'key_disabled'
+          ? ERROR_STATUS.key_disabled
+          : c === 'rate_limited'
+            ? ERROR_STATUS.rate_limited
+            : ERROR_STATUS.unauthorized;
       expect(status[c], c).toBe(expected);
     }
   });
 
   test('the streaming codes', () => {
-    expect(table('Streaming error codes').map((r) => r[0]).sort()).toEqual([...STREAM_ERROR_CODES].sort());
+    expect(
+      table('Streaming error codes')
+        .map((r) => r[0])
+        .sort(),
+    ).toEqual([...STREAM_ERROR_CODES].sort());
   });
 
   test('the video rejections, in the order they are checked', () => {

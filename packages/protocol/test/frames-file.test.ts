@@ -1,6 +1,12 @@
 /** The frames file (spec: Frames file): 32-byte header, then packets. */
 import { describe, expect, test } from 'vitest';
-import { decodeFramesFile, decodeFramesHeader, encodeFramesFile, encodeFramesHeader, FRAMES_HEADER_BYTES } from '../src/frames-file.js';
+import {
+  decodeFramesFile,
+  decodeFramesHeader,
+  encodeFramesFile,
+  encodeFramesHeader,
+  FRAMES_HEADER_BYTES,
+} from '../src/frames-file.js';
 import { encodeFaceCrop, encodeQuality, encodeTelemetry, encodeAuxChunks } from '../src/packets.js';
 
 const crop = (seq: number) => encodeFaceCrop({ seq, tMicros: seq * 33_333, pixels: new Uint8Array(3888).fill(seq) });
@@ -29,7 +35,13 @@ describe('header', () => {
 
 describe('whole file', () => {
   test('round trip of mixed packets', () => {
-    const packets = [crop(0), encodeQuality({ tMicros: 1, faceWidthRatio: 0.3, meanBrightness: 0.5, motionScore: 0 }), crop(1), encodeTelemetry({ tMicros: 2, slots: new Uint8Array(56) }), ...encodeAuxChunks({ tMicros: 3, jpeg: new Uint8Array(9000) })];
+    const packets = [
+      crop(0),
+      encodeQuality({ tMicros: 1, faceWidthRatio: 0.3, meanBrightness: 0.5, motionScore: 0 }),
+      crop(1),
+      encodeTelemetry({ tMicros: 2, slots: new Uint8Array(56) }),
+      ...encodeAuxChunks({ tMicros: 3, jpeg: new Uint8Array(9000) }),
+    ];
     const file = encodeFramesFile(packets, 2_000_000);
     expect(file.length).toBe(FRAMES_HEADER_BYTES + packets.reduce((n, p) => n + p.length, 0));
     const res = decodeFramesFile(file);
@@ -39,9 +51,23 @@ describe('whole file', () => {
   });
 
   test.for([
-    ['a packet count that disagrees', () => { const f = encodeFramesFile([crop(0), crop(1)], 1); new DataView(f.buffer).setUint32(12, 3, true); return f; }],
+    [
+      'a packet count that disagrees',
+      () => {
+        const f = encodeFramesFile([crop(0), crop(1)], 1);
+        new DataView(f.buffer).setUint32(12, 3, true);
+        return f;
+      },
+    ],
     ['a truncated last packet', () => encodeFramesFile([crop(0), crop(1)], 1).subarray(0, 32 + 3900 + 100)],
-    ['an unknown packet type', () => { const f = encodeFramesFile([crop(0)], 1); f[32] = 9; return f; }],
+    [
+      'an unknown packet type',
+      () => {
+        const f = encodeFramesFile([crop(0)], 1);
+        f[32] = 9;
+        return f;
+      },
+    ],
   ] as const)('refuses %s', ([, make]) => {
     expect(decodeFramesFile(make()).ok).toBe(false);
   });

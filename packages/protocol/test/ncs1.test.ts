@@ -31,11 +31,18 @@ const BODY = '{"source":"web","durationSec":60}';
 const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 const nodeSha = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
-const nodeSign = (secret: string, canonical: string) => createHmac('sha256', nodeSha(secret)).update(canonical).digest('base64');
+const nodeSign = (secret: string, canonical: string) =>
+  createHmac('sha256', nodeSha(secret)).update(canonical).digest('base64');
 
 describe('the literal vector', () => {
   test('canonical string, line by line', async () => {
-    const c = await canonicalString({ method: 'post', path: '/sdk/v1/measurements?advanced=true', timestamp: '1700000000', nonce: 'nonce-0123456789', body: BODY });
+    const c = await canonicalString({
+      method: 'post',
+      path: '/sdk/v1/measurements?advanced=true',
+      timestamp: '1700000000',
+      nonce: 'nonce-0123456789',
+      body: BODY,
+    });
     expect(c).toBe(
       'NCS1\nPOST\n/sdk/v1/measurements\n1700000000\nnonce-0123456789\nd93d6d472a238e0430795f7738d326f742f954df1e8149e727b68ec94f8f7031',
     );
@@ -46,13 +53,31 @@ describe('the literal vector', () => {
   });
 
   test('the exact base64 signature', async () => {
-    const h = await signRequest({ keyId: 'key_1', secret: SECRET, method: 'POST', path: '/sdk/v1/measurements?advanced=true', body: BODY, timestamp: 1700000000, nonce: 'nonce-0123456789' });
-    expect(h).toEqual({ 'x-key-id': 'key_1', 'x-timestamp': '1700000000', 'x-nonce': 'nonce-0123456789', 'x-signature': '08nt592HlYIcC1EYTeevsk9Gvt9sV+2JeIgaKG4kzMY=' });
+    const h = await signRequest({
+      keyId: 'key_1',
+      secret: SECRET,
+      method: 'POST',
+      path: '/sdk/v1/measurements?advanced=true',
+      body: BODY,
+      timestamp: 1700000000,
+      nonce: 'nonce-0123456789',
+    });
+    expect(h).toEqual({
+      'x-key-id': 'key_1',
+      'x-timestamp': '1700000000',
+      'x-nonce': 'nonce-0123456789',
+      'x-signature': '08nt592HlYIcC1EYTeevsk9Gvt9sV+2JeIgaKG4kzMY=',
+    });
     expect(h['x-signature']).not.toBe('mM36sPeV2u9mY34KSeeOhScdBwLcf0Z2BEgNHaTNH80=');
   });
 
   test('a GET signs the hash of the empty body', async () => {
-    const c = await canonicalString({ method: 'GET', path: '/sdk/v1/measurements/meas_0123456789abcdef01234567', timestamp: '1700000300', nonce: 'n0nce-xyz' });
+    const c = await canonicalString({
+      method: 'GET',
+      path: '/sdk/v1/measurements/meas_0123456789abcdef01234567',
+      timestamp: '1700000300',
+      nonce: 'n0nce-xyz',
+    });
     expect(c.split('\n')[5]).toBe(EMPTY_SHA256);
     expect(await hmacBase64(await signingKeyOf(SECRET), c)).toBe('Kcb8Kr2ZfNXgwlE26NQ9hNjCj+xHL2Sw5szkbQLfGQU=');
   });
@@ -70,7 +95,15 @@ describe('computed independently with node:crypto', () => {
     const nonce = 'abcdefgh12345678';
     const canonical = ['NCS1', c.method, c.path, ts, nonce, nodeSha(c.body ?? '')].join('\n');
     expect(await canonicalString({ ...c, timestamp: ts, nonce })).toBe(canonical);
-    const h = await signRequest({ keyId: 'k', secret: SECRET, method: c.method, path: `${c.path}?q=1&r=2`, body: c.body, timestamp: Number(ts), nonce });
+    const h = await signRequest({
+      keyId: 'k',
+      secret: SECRET,
+      method: c.method,
+      path: `${c.path}?q=1&r=2`,
+      body: c.body,
+      timestamp: Number(ts),
+      nonce,
+    });
     expect(h['x-signature']).toBe(nodeSign(SECRET, canonical));
   });
 
@@ -87,12 +120,20 @@ describe('computed independently with node:crypto', () => {
 });
 
 describe('verifySignature', () => {
-  const base = { method: 'POST', path: '/sdk/v1/measurements', timestamp: '1700000000', nonce: 'nonce-0123456789', body: BODY };
+  const base = {
+    method: 'POST',
+    path: '/sdk/v1/measurements',
+    timestamp: '1700000000',
+    nonce: 'nonce-0123456789',
+    body: BODY,
+  };
   const good = '08nt592HlYIcC1EYTeevsk9Gvt9sV+2JeIgaKG4kzMY=';
   const secretSha256Hex = createHash('sha256').update(SECRET).digest('hex');
 
   test('accepts the right signature with the stored hash, query ignored', async () => {
-    expect(await verifySignature({ ...base, path: `${base.path}?advanced=true`, secretSha256Hex, signature: good })).toBe(true);
+    expect(
+      await verifySignature({ ...base, path: `${base.path}?advanced=true`, secretSha256Hex, signature: good }),
+    ).toBe(true);
   });
 
   test.for([

@@ -50,7 +50,13 @@ describe('type 2, quality: exactly 18 bytes', () => {
     expect(dv(p).getFloat32(6, true)).toBe(0.25);
     expect(dv(p).getFloat32(10, true)).toBe(0.5);
     expect(dv(p).getFloat32(14, true)).toBe(0.125);
-    expect(decodePacket(p) as QualityPacket).toEqual({ type: 2, tMicros: 1000, faceWidthRatio: 0.25, meanBrightness: 0.5, motionScore: 0.125 });
+    expect(decodePacket(p) as QualityPacket).toEqual({
+      type: 2,
+      tMicros: 1000,
+      faceWidthRatio: 0.25,
+      meanBrightness: 0.5,
+      motionScore: 0.125,
+    });
   });
 });
 
@@ -75,7 +81,15 @@ describe('type 4, aux chunk', () => {
     chunks.forEach((c, i) => {
       expect(c.length).toBeLessThanOrEqual(8192);
       const d = decodePacket(c) as AuxChunkPacket;
-      expect(d).toMatchObject({ type: 4, tMicros: 99, chunkIndex: i, chunkCount: chunks.length, width: 448, height: 448, flags: 0 });
+      expect(d).toMatchObject({
+        type: 4,
+        tMicros: 99,
+        chunkIndex: i,
+        chunkCount: chunks.length,
+        width: 448,
+        height: 448,
+        flags: 0,
+      });
       expect(dv(c).getUint32(16, true)).toBe(c.length - 20);
       total += d.payload.length;
     });
@@ -95,17 +109,73 @@ describe('decodePacket refuses, never throws (protocol_error cases)', () => {
     ['protocol version 2', () => Object.assign(crop(), { 1: 2 })],
     ['face crop one byte short', () => crop().subarray(0, 3899)],
     ['face crop one byte long', () => Uint8Array.from([...crop(), 0])],
-    ['quality of 17 bytes', () => encodeQuality({ tMicros: 0, faceWidthRatio: 0, meanBrightness: 0, motionScore: 0 }).subarray(0, 17)],
-    ['quality of 19 bytes', () => Uint8Array.from([...encodeQuality({ tMicros: 0, faceWidthRatio: 0, meanBrightness: 0, motionScore: 0 }), 0])],
+    [
+      'quality of 17 bytes',
+      () => encodeQuality({ tMicros: 0, faceWidthRatio: 0, meanBrightness: 0, motionScore: 0 }).subarray(0, 17),
+    ],
+    [
+      'quality of 19 bytes',
+      () =>
+        Uint8Array.from([...encodeQuality({ tMicros: 0, faceWidthRatio: 0, meanBrightness: 0, motionScore: 0 }), 0]),
+    ],
     ['telemetry of 61 bytes', () => encodeTelemetry({ tMicros: 0, slots: new Uint8Array(56) }).subarray(0, 61)],
-    ['telemetry reserved slot 9 not zero', () => { const s = new Uint8Array(56); s[9] = 1; return encodeTelemetry({ tMicros: 0, slots: s }); }],
-    ['telemetry reserved slot 55 not zero', () => { const s = new Uint8Array(56); s[55] = 1; return encodeTelemetry({ tMicros: 0, slots: s }); }],
+    [
+      'telemetry reserved slot 9 not zero',
+      () => {
+        const s = new Uint8Array(56);
+        s[9] = 1;
+        return encodeTelemetry({ tMicros: 0, slots: s });
+      },
+    ],
+    [
+      'telemetry reserved slot 55 not zero',
+      () => {
+        const s = new Uint8Array(56);
+        s[55] = 1;
+        return encodeTelemetry({ tMicros: 0, slots: s });
+      },
+    ],
     ['aux shorter than its header', () => aux().subarray(0, 19)],
-    ['aux byteLength larger than the payload', () => { const a = aux(); dv(a).setUint32(16, 101, true); return a; }],
-    ['aux byteLength smaller than the payload', () => { const a = aux(); dv(a).setUint32(16, 99, true); return a; }],
-    ['aux chunkCount zero', () => { const a = aux(); dv(a).setUint16(8, 0, true); return a; }],
-    ['aux chunkIndex not below chunkCount', () => { const a = aux(); dv(a).setUint16(6, 1, true); return a; }],
-    ['aux width not 448', () => { const a = aux(); dv(a).setUint16(10, 447, true); return a; }],
+    [
+      'aux byteLength larger than the payload',
+      () => {
+        const a = aux();
+        dv(a).setUint32(16, 101, true);
+        return a;
+      },
+    ],
+    [
+      'aux byteLength smaller than the payload',
+      () => {
+        const a = aux();
+        dv(a).setUint32(16, 99, true);
+        return a;
+      },
+    ],
+    [
+      'aux chunkCount zero',
+      () => {
+        const a = aux();
+        dv(a).setUint16(8, 0, true);
+        return a;
+      },
+    ],
+    [
+      'aux chunkIndex not below chunkCount',
+      () => {
+        const a = aux();
+        dv(a).setUint16(6, 1, true);
+        return a;
+      },
+    ],
+    [
+      'aux width not 448',
+      () => {
+        const a = aux();
+        dv(a).setUint16(10, 447, true);
+        return a;
+      },
+    ],
   ];
   test.for(cases)('%s', ([, make]) => {
     const res = decodePacket(make());

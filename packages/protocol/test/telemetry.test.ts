@@ -28,7 +28,17 @@ test.for([
 
 // 0.9→229.5→230, 0.8→204, 0.1→25.5→26, 10°→141.67→142, -5°→120.42→120, 2°→130.33→130, 0.3→76.5→77, 0.6→153, 0.05→12.75→13
 test('slots 0..8 in the spec order, 9..55 zero, and back within one quantization step', () => {
-  const t = { leftEyeOpenness: 0.9, rightEyeOpenness: 0.8, jawOpenness: 0.1, yawDeg: 10, pitchDeg: -5, rollDeg: 2, faceWidthFraction: 0.3, meanBrightness: 0.6, motionScore: 0.05 };
+  const t = {
+    leftEyeOpenness: 0.9,
+    rightEyeOpenness: 0.8,
+    jawOpenness: 0.1,
+    yawDeg: 10,
+    pitchDeg: -5,
+    rollDeg: 2,
+    faceWidthFraction: 0.3,
+    meanBrightness: 0.6,
+    motionScore: 0.05,
+  };
   const s = quantizeTelemetry(t);
   expect(s.length).toBe(56);
   expect(Array.from(s.subarray(0, 9))).toEqual([230, 204, 26, 142, 120, 130, 77, 153, 13]);

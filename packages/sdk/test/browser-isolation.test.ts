@@ -58,7 +58,9 @@ describe('browser entry', () => {
       return new Response(JSON.stringify({ ok: true, data: { keyId: 'k', serverTime: Date.now() } }), { status: 200 });
     };
     const realm = browserRealm({ fetch });
-    expect(vm.runInContext('typeof process + typeof Buffer + typeof require', realm)).toBe('undefinedundefinedundefined');
+    expect(vm.runInContext('typeof process + typeof Buffer + typeof require', realm)).toBe(
+      'undefinedundefinedundefined',
+    );
     const sdk = realm.VitalsSDK;
     const client = new sdk.VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'https://api.example', fetch });
     const facts = await client.auth.test();
@@ -69,8 +71,19 @@ describe('browser entry', () => {
     w.addFaceCrop({ pixels: new Uint8Array(3888), tMicros: 0 });
     expect(sdk.readFramesFile(w.toBytes()).header.packetCount).toBe(1);
 
-    const signed = await sdk.signWebhook({ kind: 'org', webhookId: 'whe_1', secret: 'whsec_x', path: '/h', payload: { id: 'whd_1' } });
-    const d = await sdk.verifyOrgWebhook({ rawBody: signed.body, headers: signed.headers, path: '/h', secret: 'whsec_x' });
+    const signed = await sdk.signWebhook({
+      kind: 'org',
+      webhookId: 'whe_1',
+      secret: 'whsec_x',
+      path: '/h',
+      payload: { id: 'whd_1' },
+    });
+    const d = await sdk.verifyOrgWebhook({
+      rawBody: signed.body,
+      headers: signed.headers,
+      path: '/h',
+      secret: 'whsec_x',
+    });
     expect(d.id).toBe('whd_1');
   });
 

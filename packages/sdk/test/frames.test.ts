@@ -63,7 +63,8 @@ describe('FramesWriter', () => {
   it('packet encoders have the spec sizes', () => {
     expect(packets.faceCrop({ pixels: pixels(0), tMicros: 0, seq: 0 }).length).toBe(3900);
     expect(packets.quality({ tMicros: 0, faceWidthRatio: 0, meanBrightness: 0, motionScore: 0 }).length).toBe(18);
-    for (const c of packets.aux({ tMicros: 0, jpeg: new Uint8Array(30_000) })) expect(c.length).toBeLessThanOrEqual(8192);
+    for (const c of packets.aux({ tMicros: 0, jpeg: new Uint8Array(30_000) }))
+      expect(c.length).toBeLessThanOrEqual(8192);
   });
 });
 

@@ -32,7 +32,11 @@ function scripted(responses: Array<{ status: number; headers?: Record<string, st
   return { fetch, seen };
 }
 
-const limited = { status: 429, headers: { 'RateLimit-Reset': '2' }, body: { ok: false, error: { code: 'rate_limited', message: 'slow down' } } };
+const limited = {
+  status: 429,
+  headers: { 'RateLimit-Reset': '2' },
+  body: { ok: false, error: { code: 'rate_limited', message: 'slow down' } },
+};
 const unavailable = { status: 503, body: { ok: false, error: { code: 'cloud_unavailable', message: 'no nodes' } } };
 const ok = { status: 200 };
 
@@ -107,7 +111,11 @@ describe('retries', () => {
       body: { ok: false, error: { code: 'service_unavailable', message: 'retry shortly' } },
     });
     const a = make([busy('1')], { maxRetries: 1 });
-    await expect(a.c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'service_unavailable', status: 503, retryAfterSec: 1 });
+    await expect(a.c.jobs.get('cj_1')).rejects.toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+      retryAfterSec: 1,
+    });
     expect(a.seen).toHaveLength(2);
     const b = make([busy('120')], { maxDelayMs: 8000 });
     await expect(b.c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'service_unavailable', retryAfterSec: 120 });
@@ -130,7 +138,9 @@ describe('retries', () => {
   });
 
   it('a RateLimit-Reset beyond maxResetWaitMs is not waited for', async () => {
-    const { c, seen, sleeps } = make([{ ...limited, headers: { 'RateLimit-Reset': '59' } }], { maxResetWaitMs: 10_000 });
+    const { c, seen, sleeps } = make([{ ...limited, headers: { 'RateLimit-Reset': '59' } }], {
+      maxResetWaitMs: 10_000,
+    });
     await expect(c.auth.test()).rejects.toMatchObject({ code: 'rate_limited', retryAfterSec: 59 });
     expect(seen).toHaveLength(1);
     expect(sleeps).toEqual([]);
@@ -155,8 +165,19 @@ describe('retries', () => {
       return new Response('Service Unavailable', { status: 503, headers: { 'retry-after': '3' } });
     };
     const sleeps: number[] = [];
-    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test', fetch, sleep: async (ms) => void sleeps.push(ms), retry: { maxRetries: 1 } });
-    await expect(c.jobs.get('cj_1')).rejects.toMatchObject({ code: 'service_unavailable', status: 503, retryAfterSec: 3 });
+    const c = new VitalsClient({
+      keyId: 'k',
+      secret: 's',
+      baseUrl: 'http://api.test',
+      fetch,
+      sleep: async (ms) => void sleeps.push(ms),
+      retry: { maxRetries: 1 },
+    });
+    await expect(c.jobs.get('cj_1')).rejects.toMatchObject({
+      code: 'service_unavailable',
+      status: 503,
+      retryAfterSec: 3,
+    });
     expect(calls).toBe(2);
     expect(sleeps[0]).toBeGreaterThanOrEqual(3000);
   });
@@ -190,7 +211,13 @@ describe('signing', () => {
 
   it('uses the injected clock for x-timestamp', async () => {
     const s = scripted([ok]);
-    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test/', fetch: s.fetch, clock: () => 1_700_000_000_500 });
+    const c = new VitalsClient({
+      keyId: 'k',
+      secret: 's',
+      baseUrl: 'http://api.test/',
+      fetch: s.fetch,
+      clock: () => 1_700_000_000_500,
+    });
     await c.auth.test();
     expect(s.seen[0].headers['x-timestamp']).toBe('1700000000');
     expect(s.seen[0].url).toBe('http://api.test/sdk/v1/auth/test');
@@ -249,7 +276,9 @@ describe('jobs.wait on an injected clock', () => {
 
   it('throws WaitTimeoutError with the last state at timeoutMs', async () => {
     const { c } = polling(['running']);
-    const err = (await c.jobs.wait('cj_1', { intervalMs: 1000, timeoutMs: 3500 }).catch((e: unknown) => e)) as WaitTimeoutError;
+    const err = (await c.jobs
+      .wait('cj_1', { intervalMs: 1000, timeoutMs: 3500 })
+      .catch((e: unknown) => e)) as WaitTimeoutError;
     expect(err).toBeInstanceOf(WaitTimeoutError);
     expect(err.code).toBe('wait_timeout');
     expect(err.last).toMatchObject({ status: 'running' });
@@ -287,11 +316,22 @@ describe('logs.iterate({ follow }) on an injected clock', () => {
       urls.push(String(input));
       const i = n++;
       if (i === 0) return Response.json({ ok: true, data: { items: [row('log_a')], nextCursor: '1.log_a' } });
-      if (i <= 4) return Response.json({ ok: false, error: { code: 'service_unavailable', message: 'later' } }, { status: 503, headers: { 'Retry-After': '1' } });
+      if (i <= 4)
+        return Response.json(
+          { ok: false, error: { code: 'service_unavailable', message: 'later' } },
+          { status: 503, headers: { 'Retry-After': '1' } },
+        );
       return Response.json({ ok: true, data: { items: [row('log_b')], nextCursor: '1.log_b' } });
     };
     let now = 0;
-    const c = new VitalsClient({ keyId: 'k', secret: 's', baseUrl: 'http://api.test', fetch, clock: () => now, sleep: async (ms) => void (now += ms) });
+    const c = new VitalsClient({
+      keyId: 'k',
+      secret: 's',
+      baseUrl: 'http://api.test',
+      fetch,
+      clock: () => now,
+      sleep: async (ms) => void (now += ms),
+    });
     const ids: string[] = [];
     for await (const r of c.logs.iterate({ follow: true })) {
       ids.push(r.id);

@@ -16,15 +16,24 @@ beforeAll(async () => {
   server = await startTestServer();
   const key = await server.createKey();
   vitals = new VitalsClient({ ...key, baseUrl: server.baseUrl });
-  fallbackPresent = await routeExists(server.baseUrl, 'GET', '/sdk/v1/cloud/sessions/cj_000000000000000000000000/result');
-  if (!fallbackPresent) console.warn('stream-real.test.ts: fallback tests skipped, the server has no session fallback endpoints yet');
+  fallbackPresent = await routeExists(
+    server.baseUrl,
+    'GET',
+    '/sdk/v1/cloud/sessions/cj_000000000000000000000000/result',
+  );
+  if (!fallbackPresent)
+    console.warn('stream-real.test.ts: fallback tests skipped, the server has no session fallback endpoints yet');
 });
 afterAll(async () => {
   await server?.close();
 });
 
 /** Sends type-1 phantom frames paced to their own timestamps (the server refuses faster than real time). */
-async function pace(s: StreamSession, frames: Array<{ pixels: Uint8Array; tMicros: number }>, stopAtMicros = Infinity): Promise<void> {
+async function pace(
+  s: StreamSession,
+  frames: Array<{ pixels: Uint8Array; tMicros: number }>,
+  stopAtMicros = Infinity,
+): Promise<void> {
   const t0 = performance.now();
   for (const f of frames) {
     if (f.tMicros > stopAtMicros) return;
@@ -41,31 +50,49 @@ function phantomFrames(durationSec: number) {
 }
 
 describe('stream mode against the real server', () => {
-  it('ready with accepted features, live hr events, stop resolves with the stored attested measurement', { timeout: 90_000 }, async () => {
-    const info = await vitals.sessions.create({ platform: 'web', durationSec: 30, consent: true, userRef: 'sdk-user', features: ['hrv'] });
-    expect(info.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/sdk\/v1\/cloud\/stream$/);
-    const s = new StreamSession({ session: info, delivery: 'stream' });
-    const hrs: number[] = [];
-    s.on('hr', (e) => hrs.push(e.hr));
-    const ready = await s.start();
-    expect(ready).toMatchObject({ sessionId: info.sessionId, acceptedFeatures: ['hrv'] });
-    const { frames, truth } = phantomFrames(22);
-    await pace(s, frames);
-    expect(await s.ping()).toBeLessThan(5_000);
-    const final = await s.stop();
-    expect(final.via).toBe('stream');
-    expect(final.measurement).toMatchObject({ id: final.measurementId, origin: 'cloud', attested: true, userRef: 'sdk-user' });
-    expect(hrs.length).toBeGreaterThan(0);
-    expect(Math.abs(final.measurement.cardiac!.heartRate!.value - truth.heartRateBpm)).toBeLessThanOrEqual(3);
-    // the same measurement through the signed client
-    expect((await vitals.measurements.get(final.measurementId)).id).toBe(final.measurementId);
-    const job = await vitals.jobs.get(info.sessionId).catch(() => undefined);
-    if (job) expect(job).toMatchObject({ status: 'completed', measurementId: final.measurementId });
-  });
+  it(
+    'ready with accepted features, live hr events, stop resolves with the stored attested measurement',
+    { timeout: 90_000 },
+    async () => {
+      const info = await vitals.sessions.create({
+        platform: 'web',
+        durationSec: 30,
+        consent: true,
+        userRef: 'sdk-user',
+        features: ['hrv'],
+      });
+      expect(info.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/sdk\/v1\/cloud\/stream$/);
+      const s = new StreamSession({ session: info, delivery: 'stream' });
+      const hrs: number[] = [];
+      s.on('hr', (e) => hrs.push(e.hr));
+      const ready = await s.start();
+      expect(ready).toMatchObject({ sessionId: info.sessionId, acceptedFeatures: ['hrv'] });
+      const { frames, truth } = phantomFrames(22);
+      await pace(s, frames);
+      expect(await s.ping()).toBeLessThan(5_000);
+      const final = await s.stop();
+      expect(final.via).toBe('stream');
+      expect(final.measurement).toMatchObject({
+        id: final.measurementId,
+        origin: 'cloud',
+        attested: true,
+        userRef: 'sdk-user',
+      });
+      expect(hrs.length).toBeGreaterThan(0);
+      expect(Math.abs(final.measurement.cardiac!.heartRate!.value - truth.heartRateBpm)).toBeLessThanOrEqual(3);
+      // the same measurement through the signed client
+      expect((await vitals.measurements.get(final.measurementId)).id).toBe(final.measurementId);
+      const job = await vitals.jobs.get(info.sessionId).catch(() => undefined);
+      if (job) expect(job).toMatchObject({ status: 'completed', measurementId: final.measurementId });
+    },
+  );
 
   it('a tampered token is refused: start() rejects with token_invalid', async () => {
     const info = await vitals.sessions.create({ platform: 'web', durationSec: 20, consent: true });
-    const s = new StreamSession({ session: { ...info, sessionToken: info.sessionToken.slice(0, -2) + 'xx' }, delivery: 'stream' });
+    const s = new StreamSession({
+      session: { ...info, sessionToken: info.sessionToken.slice(0, -2) + 'xx' },
+      delivery: 'stream',
+    });
     const err = await s.start().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StreamError);
     expect((err as StreamError).code).toBe('token_invalid');
@@ -81,41 +108,51 @@ describe('stream mode against the real server', () => {
   });
 
   it('session creation refusals are ApiErrors with the spec codes', async () => {
-    await expect(vitals.sessions.create({ platform: 'web', durationSec: 10, consent: true })).rejects.toMatchObject({ code: 'invalid_duration' });
-    await expect(vitals.sessions.create({ platform: 'web', durationSec: 30, consent: false as true })).rejects.toMatchObject({ code: 'consent_required' });
-    await expect(vitals.sessions.create({ platform: 'tv' as 'web', durationSec: 30, consent: true })).rejects.toMatchObject({ code: 'invalid_platform' });
+    await expect(vitals.sessions.create({ platform: 'web', durationSec: 10, consent: true })).rejects.toMatchObject({
+      code: 'invalid_duration',
+    });
+    await expect(
+      vitals.sessions.create({ platform: 'web', durationSec: 30, consent: false as true }),
+    ).rejects.toMatchObject({ code: 'consent_required' });
+    await expect(
+      vitals.sessions.create({ platform: 'tv' as 'web', durationSec: 30, consent: true }),
+    ).rejects.toMatchObject({ code: 'invalid_platform' });
   });
 });
 
 describe('auto mode fallback against the real server', () => {
-  it('the socket dies mid-capture: the buffer is uploaded, the batch job supersedes the session, stop() returns its measurement', { timeout: 180_000 }, async (ctx) => {
-    if (!fallbackPresent) return ctx.skip();
-    const info = await vitals.sessions.create({ platform: 'web', durationSec: 30, consent: true });
-    let socket: WebSocket | undefined;
-    const s = new StreamSession({
-      session: info,
-      webSocket: (url) => {
-        const ws = nodeWebSocketFactory(url);
-        socket = ws as unknown as WebSocket;
-        return ws as WebSocketLike;
-      },
-      resultTimeoutMs: 150_000,
-    });
-    const reasons: string[] = [];
-    s.on('fallback', (e) => reasons.push(e.reason));
-    await s.start();
-    const { frames, truth } = phantomFrames(22);
-    await pace(s, frames, 3_000_000);
-    socket!.terminate(); // the network drops
-    await new Promise((r) => setTimeout(r, 100));
-    for (const f of frames.filter((x) => x.tMicros > 3_000_000)) s.sendFrame(f);
-    const final = await s.stop();
-    expect(reasons).toHaveLength(1);
-    expect(final.via).toBe('batch');
-    expect(final.job).toMatchObject({ mode: 'batch_frames', status: 'completed' });
-    expect(final.measurement).toMatchObject({ origin: 'cloud', attested: true });
-    expect(Math.abs(final.measurement.cardiac!.heartRate!.value - truth.heartRateBpm)).toBeLessThanOrEqual(3);
-  });
+  it(
+    'the socket dies mid-capture: the buffer is uploaded, the batch job supersedes the session, stop() returns its measurement',
+    { timeout: 180_000 },
+    async (ctx) => {
+      if (!fallbackPresent) return ctx.skip();
+      const info = await vitals.sessions.create({ platform: 'web', durationSec: 30, consent: true });
+      let socket: WebSocket | undefined;
+      const s = new StreamSession({
+        session: info,
+        webSocket: (url) => {
+          const ws = nodeWebSocketFactory(url);
+          socket = ws as unknown as WebSocket;
+          return ws as WebSocketLike;
+        },
+        resultTimeoutMs: 150_000,
+      });
+      const reasons: string[] = [];
+      s.on('fallback', (e) => reasons.push(e.reason));
+      await s.start();
+      const { frames, truth } = phantomFrames(22);
+      await pace(s, frames, 3_000_000);
+      socket!.terminate(); // the network drops
+      await new Promise((r) => setTimeout(r, 100));
+      for (const f of frames.filter((x) => x.tMicros > 3_000_000)) s.sendFrame(f);
+      const final = await s.stop();
+      expect(reasons).toHaveLength(1);
+      expect(final.via).toBe('batch');
+      expect(final.job).toMatchObject({ mode: 'batch_frames', status: 'completed' });
+      expect(final.measurement).toMatchObject({ origin: 'cloud', attested: true });
+      expect(Math.abs(final.measurement.cardiac!.heartRate!.value - truth.heartRateBpm)).toBeLessThanOrEqual(3);
+    },
+  );
 
   it('the socket never opens: batch through the fallback', { timeout: 180_000 }, async (ctx) => {
     if (!fallbackPresent) return ctx.skip();

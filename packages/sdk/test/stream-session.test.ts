@@ -39,7 +39,18 @@ describe('stream', () => {
     const ready = await s.start();
     expect(ready?.acceptedFeatures).toEqual(['hrv', 'bp']);
     for (let i = 0; i < 5; i++) s.sendFrame({ pixels: px(), tMicros: i * 33_333 });
-    s.sendTelemetry({ tMicros: 1, leftEyeOpenness: 1, rightEyeOpenness: 1, jawOpenness: 0, yawDeg: 0, pitchDeg: 0, rollDeg: 0, faceWidthFraction: 0.3, meanBrightness: 0.5, motionScore: 0 });
+    s.sendTelemetry({
+      tMicros: 1,
+      leftEyeOpenness: 1,
+      rightEyeOpenness: 1,
+      jawOpenness: 0,
+      yawDeg: 0,
+      pitchDeg: 0,
+      rollDeg: 0,
+      faceWidthFraction: 0.3,
+      meanBrightness: 0.5,
+      motionScore: 0,
+    });
     s.sendQuality({ tMicros: 2, faceWidthRatio: 0.3, meanBrightness: 0.5, motionScore: 0 });
     expect(await s.ping()).toBeGreaterThanOrEqual(0);
     const final = await s.stop();
@@ -106,9 +117,15 @@ describe('batch', () => {
     for (let i = 0; i < 10; i++) s.sendFrame({ pixels: px(), tMicros: i * 33_333 });
     const final = await s.stop();
     expect(fake.connections).toBe(0);
-    expect(fake.uploads).toEqual([{ auth: 'Bearer tok_1', contentType: 'application/octet-stream', packets: 10, ok: true }]);
+    expect(fake.uploads).toEqual([
+      { auth: 'Bearer tok_1', contentType: 'application/octet-stream', packets: 10, ok: true },
+    ]);
     expect(fake.resultPolls).toBe(3);
-    expect(final).toMatchObject({ via: 'batch', measurementId: 'meas_000000000000000000000001', job: { jobId: 'cj_2', status: 'completed' } });
+    expect(final).toMatchObject({
+      via: 'batch',
+      measurementId: 'meas_000000000000000000000001',
+      job: { jobId: 'cj_2', status: 'completed' },
+    });
   });
 });
 
@@ -158,10 +175,16 @@ describe('duration', () => {
   it('maxDurationSec comes from the session, else the token dur claim, else 60; frames past it are refused', async () => {
     fake = await startFakeStreamServer();
     const payload = Buffer.from(JSON.stringify({ sid: 'cj_9', dur: 25 })).toString('base64url');
-    const fromToken = new StreamSession({ session: { sessionToken: `v1.${payload}.sig`, wsUrl: fake.wsUrl }, delivery: 'batch' });
+    const fromToken = new StreamSession({
+      session: { sessionToken: `v1.${payload}.sig`, wsUrl: fake.wsUrl },
+      delivery: 'batch',
+    });
     expect(fromToken.sessionId).toBe('cj_9');
     expect(fromToken.maxDurationSec).toBe(25);
-    const dflt = new StreamSession({ session: { sessionToken: 'opaque', sessionId: 'cj_1', wsUrl: fake.wsUrl }, delivery: 'batch' });
+    const dflt = new StreamSession({
+      session: { sessionToken: 'opaque', sessionId: 'cj_1', wsUrl: fake.wsUrl },
+      delivery: 'batch',
+    });
     expect(dflt.maxDurationSec).toBe(60);
     await dflt.start();
     expect(dflt.sendFrame({ pixels: px(), tMicros: 60_000_000 })).toBe(true);

@@ -22,20 +22,41 @@ const dir = mkdtempSync(join(tmpdir(), 'vitals-wh-'));
 const dataDir = join(dir, 'data');
 
 function admin(args: string[]): string {
-  return execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', SERVER_BIN, ...args, '--data-dir', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, VITALS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', SERVER_BIN, ...args, '--data-dir', dataDir],
+    {
+      cwd: ROOT,
+      env: { ...process.env, VITALS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 function tryPrepare(): boolean {
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     admin(['migrate']);
     admin(['webhooks', 'list']);
     return true;
@@ -60,20 +81,27 @@ describe.skipIf(!ready)('webhooks delivered by the real service', () => {
   const received: Received[] = [];
 
   beforeAll(async () => {
-    receiver = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
-        res.writeHead(204).end();
-      });
-    });
+    receiver = createServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
+          res.writeHead(204).end();
+        });
+      },
+    );
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    service = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', SERVER_BIN, 'serve', '--port', '0', '--data-dir', dataDir], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'), VITALS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    service = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', SERVER_BIN, 'serve', '--port', '0', '--data-dir', dataDir],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'), VITALS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     baseUrl = await new Promise<string>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
@@ -95,38 +123,82 @@ describe.skipIf(!ready)('webhooks delivered by the real service', () => {
     await new Promise<void>((r) => receiver?.close(() => r()));
   });
 
-  it('a per-job webhook verifies with the API key, an organization delivery with its whsec_ secret', { timeout: 120_000 }, async () => {
-    const org = JSON.parse(admin(['orgs', 'create', '--name', 'webhook-test', '--token-balance', '100', '--json'])) as { orgId: string };
-    const key = JSON.parse(admin(['keys', 'create', '--org', org.orgId, '--json'])) as { keyId: string; secret: string; orgId: string };
-    const port = (receiver.address() as AddressInfo).port;
-    const endpoint = JSON.parse(admin(['webhooks', 'create', '--org', key.orgId, '--url', `https://127.0.0.1:${port}/org-hook?src=vitals`, '--json'])) as {
-      id: string;
-      secret: string;
-    };
-    expect(endpoint.secret).toMatch(/^whsec_/);
+  it(
+    'a per-job webhook verifies with the API key, an organization delivery with its whsec_ secret',
+    { timeout: 120_000 },
+    async () => {
+      const org = JSON.parse(
+        admin(['orgs', 'create', '--name', 'webhook-test', '--token-balance', '100', '--json']),
+      ) as { orgId: string };
+      const key = JSON.parse(admin(['keys', 'create', '--org', org.orgId, '--json'])) as {
+        keyId: string;
+        secret: string;
+        orgId: string;
+      };
+      const port = (receiver.address() as AddressInfo).port;
+      const endpoint = JSON.parse(
+        admin([
+          'webhooks',
+          'create',
+          '--org',
+          key.orgId,
+          '--url',
+          `https://127.0.0.1:${port}/org-hook?src=vitals`,
+          '--json',
+        ]),
+      ) as {
+        id: string;
+        secret: string;
+      };
+      expect(endpoint.secret).toMatch(/^whsec_/);
 
-    const vitals = new VitalsClient({ ...key, baseUrl });
-    const w = new FramesWriter();
-    for (const p of generatePhantom({ heartRateBpm: 70, durationSec: 21, fps: 30, seed: 8 }).packets) if (p.type === 1) w.addPacket(encodeFaceCrop(p));
-    const job = await vitals.jobs.submit({ kind: 'frames', body: w.toBytes(), consent: true, webhookUrl: `https://127.0.0.1:${port}/job-hook` });
-    const settled = await vitals.jobs.wait(job.jobId, { intervalMs: 500 });
-    expect(settled.status).toBe('completed');
+      const vitals = new VitalsClient({ ...key, baseUrl });
+      const w = new FramesWriter();
+      for (const p of generatePhantom({ heartRateBpm: 70, durationSec: 21, fps: 30, seed: 8 }).packets)
+        if (p.type === 1) w.addPacket(encodeFaceCrop(p));
+      const job = await vitals.jobs.submit({
+        kind: 'frames',
+        body: w.toBytes(),
+        consent: true,
+        webhookUrl: `https://127.0.0.1:${port}/job-hook`,
+      });
+      const settled = await vitals.jobs.wait(job.jobId, { intervalMs: 500 });
+      expect(settled.status).toBe('completed');
 
-    const deadline = Date.now() + 60_000;
-    while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    const jobHook = received.find((r) => r.path === '/job-hook');
-    const orgHook = received.find((r) => r.path.startsWith('/org-hook'));
-    expect(jobHook, 'per-job delivery').toBeDefined();
-    expect(orgHook, 'organization delivery').toBeDefined();
+      const deadline = Date.now() + 60_000;
+      while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      const jobHook = received.find((r) => r.path === '/job-hook');
+      const orgHook = received.find((r) => r.path.startsWith('/org-hook'));
+      expect(jobHook, 'per-job delivery').toBeDefined();
+      expect(orgHook, 'organization delivery').toBeDefined();
 
-    const env = await verifyJobWebhook({ rawBody: jobHook!.body, headers: jobHook!.headers, path: '/job-hook', keyId: key.keyId, secret: key.secret });
-    expect(env.data).toMatchObject({ jobId: job.jobId, status: 'completed' });
-    await expect(
-      verifyJobWebhook({ rawBody: jobHook!.body, headers: jobHook!.headers, path: '/job-hook', keyId: key.keyId, secret: key.secret + 'x' }),
-    ).rejects.toMatchObject({ code: 'invalid_signature' });
+      const env = await verifyJobWebhook({
+        rawBody: jobHook!.body,
+        headers: jobHook!.headers,
+        path: '/job-hook',
+        keyId: key.keyId,
+        secret: key.secret,
+      });
+      expect(env.data).toMatchObject({ jobId: job.jobId, status: 'completed' });
+      await expect(
+        verifyJobWebhook({
+          rawBody: jobHook!.body,
+          headers: jobHook!.headers,
+          path: '/job-hook',
+          keyId: key.keyId,
+          secret: key.secret + 'x',
+        }),
+      ).rejects.toMatchObject({ code: 'invalid_signature' });
 
-    const delivery = await verifyOrgWebhook({ rawBody: orgHook!.body, headers: orgHook!.headers, path: orgHook!.path, secret: endpoint.secret, webhookId: endpoint.id });
-    expect(delivery).toMatchObject({ event: 'cloud.job.completed', data: { jobId: job.jobId, status: 'completed' } });
-    expect(delivery.id).toMatch(/^whd_/);
-  });
+      const delivery = await verifyOrgWebhook({
+        rawBody: orgHook!.body,
+        headers: orgHook!.headers,
+        path: orgHook!.path,
+        secret: endpoint.secret,
+        webhookId: endpoint.id,
+      });
+      expect(delivery).toMatchObject({ event: 'cloud.job.completed', data: { jobId: job.jobId, status: 'completed' } });
+      expect(delivery.id).toMatch(/^whd_/);
+    },
+  );
 });

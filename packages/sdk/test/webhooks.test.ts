@@ -10,8 +10,22 @@ describe('per-job webhooks (API key)', () => {
   it('verifies a delivery signed like the service signs a request, and parses after', async () => {
     const body = JSON.stringify({ ok: true, data: job });
     // The service signs with the ordinary NCS1 request signer: same canonical string.
-    const headers = await signRequest({ keyId: 'key_a', secret: 'sk_a', method: 'POST', path: '/hooks/vitals', body, timestamp: ts });
-    const env = await verifyJobWebhook({ rawBody: body, headers, path: 'https://example.com/hooks/vitals?x=1', keyId: 'key_a', secret: 'sk_a', now });
+    const headers = await signRequest({
+      keyId: 'key_a',
+      secret: 'sk_a',
+      method: 'POST',
+      path: '/hooks/vitals',
+      body,
+      timestamp: ts,
+    });
+    const env = await verifyJobWebhook({
+      rawBody: body,
+      headers,
+      path: 'https://example.com/hooks/vitals?x=1',
+      keyId: 'key_a',
+      secret: 'sk_a',
+      now,
+    });
     expect(env.data.jobId).toBe(job.jobId);
   });
 
@@ -24,7 +38,14 @@ describe('per-job webhooks (API key)', () => {
     ['a future timestamp', { now: now - 301_000 }, 'timestamp_out_of_window'],
   ])('refuses %s', async (_name, change, code) => {
     const body = JSON.stringify({ ok: true, data: job });
-    const signed = await signWebhook({ kind: 'job', keyId: 'key_a', secret: 'sk_a', path: '/hooks', payload: body, timestamp: ts });
+    const signed = await signWebhook({
+      kind: 'job',
+      keyId: 'key_a',
+      secret: 'sk_a',
+      path: '/hooks',
+      payload: body,
+      timestamp: ts,
+    });
     const c = change as { body?: string; keyId?: string; secret?: string; path?: string; now?: number };
     const err = await verifyJobWebhook({
       rawBody: c.body ?? signed.body,
@@ -46,7 +67,9 @@ describe('per-job webhooks (API key)', () => {
   });
 
   it('missing headers are missing_credentials', async () => {
-    await expect(verifyJobWebhook({ rawBody: '{}', headers: {}, path: '/h', keyId: 'k', secret: 's', now })).rejects.toMatchObject({
+    await expect(
+      verifyJobWebhook({ rawBody: '{}', headers: {}, path: '/h', keyId: 'k', secret: 's', now }),
+    ).rejects.toMatchObject({
       code: 'missing_credentials',
     });
   });
@@ -56,7 +79,14 @@ describe('organization webhooks (whsec_)', () => {
   const delivery = { id: 'whd_0123456789abcdef01234567', event: 'cloud.job.completed', createdAt: now, data: job };
 
   it('round-trips with a Headers object and raw bytes, with a replay guard', async () => {
-    const signed = await signWebhook({ kind: 'org', webhookId: 'whe_1', secret: 'whsec_abc', path: '/wh', payload: delivery, timestamp: ts });
+    const signed = await signWebhook({
+      kind: 'org',
+      webhookId: 'whe_1',
+      secret: 'whsec_abc',
+      path: '/wh',
+      payload: delivery,
+      timestamp: ts,
+    });
     const seen = new Set<string>();
     const checkNonce = (n: string) => (seen.has(n) ? false : (seen.add(n), true));
     const input = {
@@ -75,9 +105,20 @@ describe('organization webhooks (whsec_)', () => {
   });
 
   it('refuses another endpoint id and a rotated secret', async () => {
-    const signed = await signWebhook({ kind: 'org', webhookId: 'whe_1', secret: 'whsec_old', path: '/wh', payload: delivery, timestamp: ts });
+    const signed = await signWebhook({
+      kind: 'org',
+      webhookId: 'whe_1',
+      secret: 'whsec_old',
+      path: '/wh',
+      payload: delivery,
+      timestamp: ts,
+    });
     const base = { rawBody: signed.body, headers: signed.headers, path: '/wh', now };
-    await expect(verifyOrgWebhook({ ...base, secret: 'whsec_old', webhookId: 'whe_2' })).rejects.toMatchObject({ code: 'unknown_webhook' });
-    await expect(verifyOrgWebhook({ ...base, secret: 'whsec_new' })).rejects.toMatchObject({ code: 'invalid_signature' });
+    await expect(verifyOrgWebhook({ ...base, secret: 'whsec_old', webhookId: 'whe_2' })).rejects.toMatchObject({
+      code: 'unknown_webhook',
+    });
+    await expect(verifyOrgWebhook({ ...base, secret: 'whsec_new' })).rejects.toMatchObject({
+      code: 'invalid_signature',
+    });
   });
 });

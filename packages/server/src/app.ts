@@ -92,7 +92,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     // Every route with documented answers can also fail on the service's side (500 internal_error,
     // 503 service_unavailable or cloud_unavailable): say so in the OpenAPI document, with the envelope.
     const responses = route.schema?.response as Record<string, unknown> | undefined;
-    if (responses && !('5xx' in responses)) route.schema = { ...route.schema, response: { ...responses, '5xx': ErrorEnvelope } };
+    if (responses && !('5xx' in responses))
+      route.schema = { ...route.schema, response: { ...responses, '5xx': ErrorEnvelope } };
     if (!route.config?.signed) return;
     const pre = route.preValidation ? [route.preValidation].flat() : [];
     route.preValidation = [sig.verify, parseJsonBody, ...pre];
@@ -106,7 +107,13 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     if (!opts.logger) return;
     // Route pattern, never the concrete URL: upload URLs are credentials and must not be logged.
     req.log.info(
-      { reqId: req.id, method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        reqId: req.id,
+        method: req.method,
+        route: req.routeOptions.url ?? '(unmatched)',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });
@@ -140,12 +147,22 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<void> {
   const refused = takeJsonBody(req);
   if (refused === 'not_json_type') throw new ApiError('validation_error', 'body must be application/json');
-  if (refused === 'invalid_json') throw new ApiError('validation_error', 'body is not valid JSON (or carries a __proto__ / constructor.prototype key)');
+  if (refused === 'invalid_json')
+    throw new ApiError(
+      'validation_error',
+      'body is not valid JSON (or carries a __proto__ / constructor.prototype key)',
+    );
 }
 
 /** The one mapper from any error to the wire (STYLE habit 1). */
-export function toWireError(err: unknown): { status: number; code: string; message: string; headers: Record<string, string> } {
-  if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+export function toWireError(err: unknown): {
+  status: number;
+  code: string;
+  message: string;
+  headers: Record<string, string>;
+} {
+  if (err instanceof ApiError)
+    return { status: err.status, code: err.code, message: err.message, headers: err.headers };
   // The database is slow, saturated or down (store/unavailable.ts): retryable, unlike internal_error.
   // A fixed message: the driver's would name hosts or quote SQL.
   if (unavailableReason(err) !== undefined) {

@@ -62,9 +62,19 @@ async function main(argv: string[]): Promise<number> {
     port = Number(flags.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0-65535');
   }
-  const config = loadConfig(process.env, { dataDir: flags.dataDir as string | undefined, host: flags.host as string | undefined, port });
+  const config = loadConfig(process.env, {
+    dataDir: flags.dataDir as string | undefined,
+    host: flags.host as string | undefined,
+    port,
+  });
   const out = (o: object): void => {
-    console.log(flags.json ? JSON.stringify(o) : Object.entries(o).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
+    console.log(
+      flags.json
+        ? JSON.stringify(o)
+        : Object.entries(o)
+            .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`)
+            .join('\n'),
+    );
   };
 
   switch (cmd) {
@@ -115,7 +125,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      (err as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')
+    ) {
       console.error(`error: ${(err as Error).message}`);
       process.exitCode = 2;
     } else {

@@ -37,7 +37,11 @@ export class ConfigError extends Error {}
  * Defaults of the store's limits on PostgreSQL (docs/operating.md; docs/decisions.md, "Store
  * outages"): fail a request in seconds when the database is slow, saturated or down.
  */
-export const DB_LIMIT_DEFAULTS = Object.freeze({ connectTimeoutMs: 5000, statementTimeoutMs: 30_000, maxQueuedWrites: 4096 });
+export const DB_LIMIT_DEFAULTS = Object.freeze({
+  connectTimeoutMs: 5000,
+  statementTimeoutMs: 30_000,
+  maxQueuedWrites: 4096,
+});
 
 /** Node timers fire at once past 2^31-1 ms; pg's query_timeout is the statement timeout + 1 s. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -79,7 +83,9 @@ export function parseObjectsUrl(raw: string, env: Record<string, string | undefi
   }
   if (u.protocol !== 's3:') throw new ConfigError('VITALS_OBJECTS_URL must start with s3://');
   if (u.username || u.password) {
-    throw new ConfigError('VITALS_OBJECTS_URL must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+    throw new ConfigError(
+      'VITALS_OBJECTS_URL must not carry credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    );
   }
   const bucket = u.hostname;
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || u.port) {
@@ -93,7 +99,7 @@ export function parseObjectsUrl(raw: string, env: Record<string, string | undefi
   }
   const prefix = decoded.replace(/^\/+|\/+$/g, '');
   if (prefix && !/^[A-Za-z0-9!_.*'()/-]+$/.test(prefix)) {
-    throw new ConfigError('VITALS_OBJECTS_URL: the key prefix may use only letters, digits, / and !_.*\'()-');
+    throw new ConfigError("VITALS_OBJECTS_URL: the key prefix may use only letters, digits, / and !_.*'()-");
   }
   // Keys are `<prefix>/<key>`: an empty, "." or ".." segment would make keys that some stores and
   // tools normalise (and so could meet another prefix's objects); the URL parser already folds
@@ -102,7 +108,8 @@ export function parseObjectsUrl(raw: string, env: Record<string, string | undefi
     throw new ConfigError('VITALS_OBJECTS_URL: the key prefix may not have empty, "." or ".." segments');
   }
   for (const name of u.searchParams.keys()) {
-    if (!S3_PARAMS.has(name)) throw new ConfigError(`VITALS_OBJECTS_URL: unknown parameter "${name}" (known: ${[...S3_PARAMS].join(', ')})`);
+    if (!S3_PARAMS.has(name))
+      throw new ConfigError(`VITALS_OBJECTS_URL: unknown parameter "${name}" (known: ${[...S3_PARAMS].join(', ')})`);
   }
   let endpoint = u.searchParams.get('endpoint') || undefined;
   if (endpoint !== undefined) {
@@ -113,7 +120,9 @@ export function parseObjectsUrl(raw: string, env: Record<string, string | undefi
       throw new ConfigError('VITALS_OBJECTS_URL: endpoint must be an http:// or https:// address');
     }
     if ((e.protocol !== 'http:' && e.protocol !== 'https:') || e.username || e.password || e.search || e.hash) {
-      throw new ConfigError('VITALS_OBJECTS_URL: endpoint must be an http:// or https:// address without credentials or query');
+      throw new ConfigError(
+        'VITALS_OBJECTS_URL: endpoint must be an http:// or https:// address without credentials or query',
+      );
     }
     endpoint = e.toString().replace(/\/+$/, '');
   }
@@ -148,7 +157,9 @@ function retentionDaysFrom(env: Record<string, string | undefined>): number {
   if (raw === undefined || raw === '') return 0;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0 || n > 36_500) {
-    throw new ConfigError(`VITALS_USAGE_LOG_RETENTION_DAYS must be a whole number of days from 0 (keep all) to 36500, got "${raw}"`);
+    throw new ConfigError(
+      `VITALS_USAGE_LOG_RETENTION_DAYS must be a whole number of days from 0 (keep all) to 36500, got "${raw}"`,
+    );
   }
   return n;
 }

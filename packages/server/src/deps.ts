@@ -18,7 +18,9 @@ export function openStore(config: Config, extra: { pgSchema?: string } = {}): Db
 }
 
 /** The store's limits on PostgreSQL from the configuration (VITALS_DB_*; docs/operating.md). */
-export function storeLimits(config: Config): Pick<OpenOptions, 'connectTimeoutMs' | 'statementTimeoutMs' | 'maxQueuedWrites'> {
+export function storeLimits(
+  config: Config,
+): Pick<OpenOptions, 'connectTimeoutMs' | 'statementTimeoutMs' | 'maxQueuedWrites'> {
   return {
     connectTimeoutMs: config.dbConnectTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
@@ -28,7 +30,13 @@ export function storeLimits(config: Config): Pick<OpenOptions, 'connectTimeoutMs
 
 export async function createContext(
   config: Config,
-  opts: { clock?: Clock; db?: DbHandle; migrate?: boolean; env?: Record<string, string | undefined>; batch?: Partial<BatchConfig> } = {},
+  opts: {
+    clock?: Clock;
+    db?: DbHandle;
+    migrate?: boolean;
+    env?: Record<string, string | undefined>;
+    batch?: Partial<BatchConfig>;
+  } = {},
 ): Promise<AppContext> {
   const db = opts.db ?? openStore(config);
   // Migrations run without the statement limits (DbHandle.unlimited): an upgrade may build an index.

@@ -20,7 +20,11 @@ export type JsonBodyRefusal = 'not_json_type' | 'invalid_json' | null;
  * parsed value becomes `body`; an empty body is `undefined`. A body already taken (no longer a
  * Buffer) is left alone.
  */
-export function takeJsonBody(req: { body?: unknown; rawBody?: Buffer; headers: Record<string, unknown> }): JsonBodyRefusal {
+export function takeJsonBody(req: {
+  body?: unknown;
+  rawBody?: Buffer;
+  headers: Record<string, unknown>;
+}): JsonBodyRefusal {
   const raw = req.body;
   if (!Buffer.isBuffer(raw)) return null;
   if (raw.length === 0) {

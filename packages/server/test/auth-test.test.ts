@@ -5,7 +5,14 @@ import { createWorld, json, test } from './helpers.js';
 describe('POST /sdk/v1/auth/test', () => {
   test('.happy returns id, status, mode, features, limits, quotas, token balance, organization, server clock', async () => {
     const w = await createWorld({
-      keyOptions: { rateLimitPerMin: 30, quotaSecondsMonth: 3600, tokenQuotaMonthUsd: 12.5, tokenBalanceUsd: 42, features: ['hrv', 'bp'], expiresAt: Date.UTC(2030, 0, 1) },
+      keyOptions: {
+        rateLimitPerMin: 30,
+        quotaSecondsMonth: 3600,
+        tokenQuotaMonthUsd: 12.5,
+        tokenBalanceUsd: 42,
+        features: ['hrv', 'bp'],
+        expiresAt: Date.UTC(2030, 0, 1),
+      },
     });
     try {
       const res = await w.call({ method: 'POST', url: '/sdk/v1/auth/test' });
@@ -44,11 +51,15 @@ describe('POST /sdk/v1/auth/test', () => {
 
   test('.happy the server clock is the injected clock', async ({ world }) => {
     world.clock.advance(123_456);
-    expect(json(await world.call({ method: 'POST', url: '/sdk/v1/auth/test' })).data.serverTime).toBe(world.clock.now());
+    expect(json(await world.call({ method: 'POST', url: '/sdk/v1/auth/test' })).data.serverTime).toBe(
+      world.clock.now(),
+    );
   });
 
   test('.happy accepts a JSON body as well as none', async ({ world }) => {
-    expect((await world.call({ method: 'POST', url: '/sdk/v1/auth/test', body: { hello: 'world' } })).statusCode).toBe(200);
+    expect((await world.call({ method: 'POST', url: '/sdk/v1/auth/test', body: { hello: 'world' } })).statusCode).toBe(
+      200,
+    );
   });
 
   test('.error a wrong secret is 401 unauthorized', async ({ world }) => {

@@ -22,12 +22,21 @@ const upload = (id: string, token: string | undefined, bytes: Uint8Array = frame
     headers: { 'content-type': ct, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
     payload: Buffer.from(bytes),
   });
-const result = (id: string, token: string) => w.app.inject({ method: 'GET', url: `/sdk/v1/cloud/sessions/${id}/result`, headers: { authorization: `Bearer ${token}` } });
+const result = (id: string, token: string) =>
+  w.app.inject({
+    method: 'GET',
+    url: `/sdk/v1/cloud/sessions/${id}/result`,
+    headers: { authorization: `Bearer ${token}` },
+  });
 
 describe('POST /sdk/v1/cloud/sessions/:id/frames', () => {
   test('201: a batch_frames job superseding the session, keeping userRef and features; result follows it to completion', async () => {
     const s = await mintSession(w, { status: 'aborted', userRef: 'u-42', features: ['hrv', 'spo2'] });
-    await w.ctx.db.db.updateTable('cloud_jobs').set({ error_code: 'disconnected', error_message: 'socket dropped' }).where('id', '=', s.sessionId).execute();
+    await w.ctx.db.db
+      .updateTable('cloud_jobs')
+      .set({ error_code: 'disconnected', error_message: 'socket dropped' })
+      .where('id', '=', s.sessionId)
+      .execute();
     const res = await upload(s.sessionId, s.token);
     expect(res.statusCode).toBe(201);
     expect(res.headers['ratelimit-limit']).toBe('6');

@@ -8,7 +8,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
-import { createBatchWorld, createJob, phantomFramesFile, systemClock, usageOf, waitFor, type BatchWorld } from './batch-world.js';
+import {
+  createBatchWorld,
+  createJob,
+  phantomFramesFile,
+  systemClock,
+  usageOf,
+  waitFor,
+  type BatchWorld,
+} from './batch-world.js';
 import { getJob } from '../src/store/jobs.js';
 import { getOrg } from '../src/store/orgs-keys.js';
 import { costMicro } from '../src/domain/pricing.js';
@@ -18,23 +26,31 @@ const children: ChildProcess[] = [];
 let w: BatchWorld | undefined;
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+  await Promise.all(
+    children.map((c) =>
+      c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined,
+    ),
+  );
   await w?.close();
 });
 
 function startWorker(world: BatchWorld, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'packages/server/src/bin.ts', 'worker', '--data-dir', world.dataDir], {
-    cwd: root,
-    env: {
-      ...process.env,
-      VITALS_DATA_DIR: world.dataDir,
-      ...(world.databaseUrl ? { VITALS_DATABASE_URL: world.databaseUrl } : {}),
-      VITALS_JOB_LEASE_SEC: '1',
-      VITALS_WORKER_POLL_MS: '100',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=source', 'packages/server/src/bin.ts', 'worker', '--data-dir', world.dataDir],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        VITALS_DATA_DIR: world.dataDir,
+        ...(world.databaseUrl ? { VITALS_DATABASE_URL: world.databaseUrl } : {}),
+        VITALS_JOB_LEASE_SEC: '1',
+        VITALS_WORKER_POLL_MS: '100',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   children.push(child);
   return child;
 }

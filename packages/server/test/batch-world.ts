@@ -205,11 +205,7 @@ export async function upload(
 let idem = 0;
 export const idemKey = (): string => `idem-${process.pid}-${Date.now()}-${++idem}`;
 
-export function jobBody(
-  objectKey: string,
-  hash: string,
-  over: Record<string, unknown> = {},
-): Record<string, unknown> {
+export function jobBody(objectKey: string, hash: string, over: Record<string, unknown> = {}): Record<string, unknown> {
   return { objectKey, kind: 'frames', sha256: hash, idempotencyKey: idemKey(), consent: true, ...over };
 }
 

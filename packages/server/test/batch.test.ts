@@ -10,7 +10,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveFfmpeg } from '@vitals/media';
 import { FRAMES_HEADER_BYTES } from '@vitals/protocol';
-import { createBatchWorld, createJob, json, phantomFramesFile, usageOf, waitFor, type BatchWorld, ManualClock } from './batch-world.js';
+import {
+  createBatchWorld,
+  createJob,
+  json,
+  phantomFramesFile,
+  usageOf,
+  waitFor,
+  type BatchWorld,
+  ManualClock,
+} from './batch-world.js';
 import { runJob, sweepOnce } from '../src/batch/index.js';
 import { getJob } from '../src/store/jobs.js';
 import { costMicro } from '../src/domain/pricing.js';
@@ -29,7 +38,10 @@ const wire = async (jobId: string) => json(await w.call({ url: `/sdk/v1/cloud/jo
 describe('frames jobs', () => {
   test('queued → running → completed: attested cloud measurement, frames and seconds, object deleted, metered once', async () => {
     const balance0 = (await getOrg(w.ctx.db.db, w.key.orgId))!.tokenBalanceMicro;
-    const job = await createJob(w, phantomFramesFile({ durationSec: 30, heartRateBpm: 75 }), { userRef: 'athlete-7', features: ['hrv', 'bp'] });
+    const job = await createJob(w, phantomFramesFile({ durationSec: 30, heartRateBpm: 75 }), {
+      userRef: 'athlete-7',
+      features: ['hrv', 'bp'],
+    });
     expect(job.status).toBe('queued');
     (w.clock as ManualClock).advance(1000);
     await run(job.jobId);
@@ -41,7 +53,13 @@ describe('frames jobs', () => {
     expect(done.finishedAt).toBe(w.clock.now());
     expect(done.userRef).toBe('athlete-7');
     expect(done.measurementId).toMatch(/^meas_/);
-    expect(done.measurement).toMatchObject({ id: done.measurementId, origin: 'cloud', attested: true, userRef: 'athlete-7', keyId: w.key.keyId });
+    expect(done.measurement).toMatchObject({
+      id: done.measurementId,
+      origin: 'cloud',
+      attested: true,
+      userRef: 'athlete-7',
+      keyId: w.key.keyId,
+    });
     expect(done.measurement.cardiac.heartRate.value).toBeGreaterThan(70);
     expect(done.measurement.cardiac.heartRate.value).toBeLessThan(80);
     expect(done.measurement.hrv).toBeDefined();
@@ -52,7 +70,16 @@ describe('frames jobs', () => {
     // serializer drops what a schema does not name, so this holds the schema to the engine).
     expect(done.stats.engine).toMatchObject({ framesUsed: 900, pulseMethod: expect.any(String) });
     expect(Object.keys(done.stats.engine)).toEqual(
-      expect.arrayContaining(['framesDropped', 'meanFps', 'sampleRateHz', 'medianSqi', 'skinFraction', 'internalHeartRateBpm', 'anchorShare', 'beatsDetected']),
+      expect.arrayContaining([
+        'framesDropped',
+        'meanFps',
+        'sampleRateHz',
+        'medianSqi',
+        'skinFraction',
+        'internalHeartRateBpm',
+        'anchorShare',
+        'beatsDetected',
+      ]),
     );
     // The same measurement through the measurements endpoint.
     const m = await w.call({ url: `/sdk/v1/measurements/${done.measurementId}` });
@@ -122,8 +149,16 @@ describe('video jobs (the media package decides; its rejection is the job error)
 
   test.each([
     ['not a video', 'unsupported_media', () => new Uint8Array(5000).fill(3)],
-    ['2 s long', 'too_short', () => make('short.mp4', ['-f', 'lavfi', '-i', 'testsrc=duration=2:size=320x240:rate=30', '-pix_fmt', 'yuv420p'])],
-    ['25 s at 10 fps', 'insufficient_frame_rate', () => make('slow.mp4', ['-f', 'lavfi', '-i', 'testsrc=duration=25:size=320x240:rate=10', '-pix_fmt', 'yuv420p'])],
+    [
+      '2 s long',
+      'too_short',
+      () => make('short.mp4', ['-f', 'lavfi', '-i', 'testsrc=duration=2:size=320x240:rate=30', '-pix_fmt', 'yuv420p']),
+    ],
+    [
+      '25 s at 10 fps',
+      'insufficient_frame_rate',
+      () => make('slow.mp4', ['-f', 'lavfi', '-i', 'testsrc=duration=25:size=320x240:rate=10', '-pix_fmt', 'yuv420p']),
+    ],
   ])('%s → failed %s', async (_name, code, bytes) => {
     const job = await createJob(w, bytes(), { kind: 'video' });
     expect(job.mode).toBe('batch_video');
@@ -136,7 +171,11 @@ describe('video jobs (the media package decides; its rejection is the job error)
 
 describe('expiry', () => {
   test('object swept before the job ran → expired (object_expired), organization webhook cloud.job.expired journaled', async () => {
-    const ep = await createEndpoint({ ...w.ctx, config: { ...w.ctx.config, webhookAllowHosts: [] } }, w.key.orgId, 'https://hooks.example.com/vitals');
+    const ep = await createEndpoint(
+      { ...w.ctx, config: { ...w.ctx.config, webhookAllowHosts: [] } },
+      w.key.orgId,
+      'https://hooks.example.com/vitals',
+    );
     const job = await createJob(w, phantomFramesFile({ durationSec: 20 }));
     (w.clock as ManualClock).advance(3_600_001);
     const swept = await sweepOnce(w.ctx, w.rt);
@@ -144,7 +183,11 @@ describe('expiry', () => {
     const done = await wire(job.jobId);
     expect(done.status).toBe('expired');
     expect(done.error.code).toBe('object_expired');
-    const deliveries = await w.ctx.db.db.selectFrom('webhook_deliveries').selectAll().where('job_id', '=', job.jobId).execute();
+    const deliveries = await w.ctx.db.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('job_id', '=', job.jobId)
+      .execute();
     expect(deliveries.map((d) => [d.event, d.endpoint_id])).toEqual([['cloud.job.expired', ep.id]]);
     await w.ctx.db.db.updateTable('webhook_endpoints').set({ status: 'deleted' }).where('id', '=', ep.id).execute();
   });
@@ -152,7 +195,11 @@ describe('expiry', () => {
   test('a job that was running keeps going when its object is swept; re-running after a crash finds it expired', async () => {
     const job = await createJob(w, phantomFramesFile({ durationSec: 20 }));
     // A worker claimed it, then died (lease in the past); the sweep removes the object meanwhile.
-    await w.ctx.db.db.updateTable('cloud_jobs').set({ status: 'running', lease_owner: 'dead', lease_until: w.clock.now() - 1, attempts: 1 }).where('id', '=', job.jobId).execute();
+    await w.ctx.db.db
+      .updateTable('cloud_jobs')
+      .set({ status: 'running', lease_owner: 'dead', lease_until: w.clock.now() - 1, attempts: 1 })
+      .where('id', '=', job.jobId)
+      .execute();
     (w.clock as ManualClock).advance(3_600_001);
     await sweepOnce(w.ctx, w.rt);
     expect((await getJob(w.ctx.db.db, job.jobId))!.status).toBe('running');
@@ -195,7 +242,11 @@ describe('exactly once', () => {
 
   test('a worker that crashed after claiming: the job is resumed once its lease runs out', async () => {
     const job = await createJob(w, phantomFramesFile({ durationSec: 20 }));
-    await w.ctx.db.db.updateTable('cloud_jobs').set({ status: 'running', lease_owner: 'dead', lease_until: w.clock.now() + 30_000, attempts: 1 }).where('id', '=', job.jobId).execute();
+    await w.ctx.db.db
+      .updateTable('cloud_jobs')
+      .set({ status: 'running', lease_owner: 'dead', lease_until: w.clock.now() + 30_000, attempts: 1 })
+      .where('id', '=', job.jobId)
+      .execute();
     await run(job.jobId, 'alive');
     expect((await getJob(w.ctx.db.db, job.jobId))!.status).toBe('running'); // lease still held
     (w.clock as ManualClock).advance(30_001);
@@ -207,7 +258,11 @@ describe('exactly once', () => {
 
   test('a job claimed more than 3 times without settling fails internal_error', async () => {
     const job = await createJob(w, phantomFramesFile({ durationSec: 20 }));
-    await w.ctx.db.db.updateTable('cloud_jobs').set({ status: 'running', lease_owner: 'dead', lease_until: w.clock.now() - 1, attempts: 3 }).where('id', '=', job.jobId).execute();
+    await w.ctx.db.db
+      .updateTable('cloud_jobs')
+      .set({ status: 'running', lease_owner: 'dead', lease_until: w.clock.now() - 1, attempts: 3 })
+      .where('id', '=', job.jobId)
+      .execute();
     await run(job.jobId);
     const done = await wire(job.jobId);
     expect(done.status).toBe('failed');
@@ -221,7 +276,12 @@ test('embedded worker: a job left queued by a previous process is resumed at sta
   // "Restart": a new context on the same database and data dir, with the embedded worker on.
   const { createContext, closeContext } = await import('../src/deps.js');
   const { loadConfig } = await import('../src/config.js');
-  const ctx2 = await createContext(loadConfig({ VITALS_DATA_DIR: first.dataDir }), { clock: first.clock, db: first.ctx.db, env: {}, batch: { pollMs: 50 } });
+  const ctx2 = await createContext(loadConfig({ VITALS_DATA_DIR: first.dataDir }), {
+    clock: first.clock,
+    db: first.ctx.db,
+    env: {},
+    batch: { pollMs: 50 },
+  });
   const w2 = await ctx2.batch!.startWorker();
   try {
     const done = await waitFor(first, job.jobId, ['completed'], 20_000);

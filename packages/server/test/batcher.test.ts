@@ -29,7 +29,12 @@ async function state(p: Promise<unknown>): Promise<'resolved' | 'rejected' | 'pe
     () => 'resolved' as const,
     () => 'rejected' as const,
   );
-  return Promise.race([s, turn().then(turn).then(() => 'pending' as const)]);
+  return Promise.race([
+    s,
+    turn()
+      .then(turn)
+      .then(() => 'pending' as const),
+  ]);
 }
 
 describe('Batcher maxQueued', () => {

@@ -26,7 +26,11 @@ const env = () => {
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args, '--data-dir', dataDir], { cwd: ROOT, env: env(), timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args, '--data-dir', dataDir], {
+      cwd: ROOT,
+      env: env(),
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (e: any) {
     return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
@@ -41,7 +45,11 @@ interface Served {
 
 /** `serve --port 0`; resolves once the process prints its address. */
 function serve(): Promise<Served> {
-  const child = spawn(process.execPath, [...NODE_ARGS, 'serve', '--port', '0', '--data-dir', dataDir], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_ARGS, 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: ROOT,
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 60_000);
@@ -67,8 +75,16 @@ function serve(): Promise<Served> {
   });
 }
 
-async function signedFetch(baseUrl: string, key: { keyId: string; secret: string }, method: string, p: string, body?: string) {
-  const headers: Record<string, string> = { ...(await signRequest({ keyId: key.keyId, secret: key.secret, method, path: p, body })) };
+async function signedFetch(
+  baseUrl: string,
+  key: { keyId: string; secret: string },
+  method: string,
+  p: string,
+  body?: string,
+) {
+  const headers: Record<string, string> = {
+    ...(await signRequest({ keyId: key.keyId, secret: key.secret, method, path: p, body })),
+  };
   if (body !== undefined) headers['content-type'] = 'application/json';
   return fetch(`${baseUrl}${p}`, { method, headers, body });
 }
@@ -120,7 +136,17 @@ describe('vitals-server', { timeout: 120_000 }, () => {
     expect(Object.keys(JSON.parse(org.stdout))).toEqual(['orgId']);
     expect(orgId).toMatch(/^org_/);
 
-    const k = await cli('keys', 'create', '--org', orgId, '--rate-limit-per-min', '10', '--features', 'hrv,bp', '--json');
+    const k = await cli(
+      'keys',
+      'create',
+      '--org',
+      orgId,
+      '--rate-limit-per-min',
+      '10',
+      '--features',
+      'hrv,bp',
+      '--json',
+    );
     expect(k.code).toBe(0);
     const key = JSON.parse(k.stdout);
     expect(Object.keys(key).sort()).toEqual(['keyId', 'orgId', 'secret']);
@@ -131,7 +157,13 @@ describe('vitals-server', { timeout: 120_000 }, () => {
       const res = await signedFetch(s.baseUrl, key, 'POST', '/sdk/v1/auth/test');
       expect(res.status).toBe(200);
       const d = ((await res.json()) as any).data;
-      expect(d).toMatchObject({ keyId: key.keyId, features: ['hrv', 'bp'], limits: { rateLimitPerMin: 10 }, tokenBalanceUsd: 25, organization: { id: orgId, name: 'Acme' } });
+      expect(d).toMatchObject({
+        keyId: key.keyId,
+        features: ['hrv', 'bp'],
+        limits: { rateLimitPerMin: 10 },
+        tokenBalanceUsd: 25,
+        organization: { id: orgId, name: 'Acme' },
+      });
 
       // keys disable works while the server runs and takes effect within a second (CLARIFICATIONS 9).
       expect((await cli('keys', 'disable', key.keyId)).code).toBe(0);

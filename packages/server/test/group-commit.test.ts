@@ -80,7 +80,8 @@ describe('SQLite group commit when a unit takes the transaction down', () => {
       // A real SQLITE_FULL: the file may grow by three pages, and unit 2 needs far more.
       raw.pragma(`max_page_count = ${(raw.pragma('page_count', { simple: true }) as number) + 3}`);
       const group = new GroupCommit(db, 100, () => raw.inTransaction);
-      const insert = (v: number, bytes: number) => (tx: Kysely<Database>) => sql`insert into t values (${v}, zeroblob(${bytes}))`.execute(tx).then(() => v);
+      const insert = (v: number, bytes: number) => (tx: Kysely<Database>) =>
+        sql`insert into t values (${v}, zeroblob(${bytes}))`.execute(tx).then(() => v);
       const outcomes = await Promise.allSettled([
         group.run(insert(1, 10), true),
         group.run(insert(2, 1_000_000), true),

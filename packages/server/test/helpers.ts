@@ -36,7 +36,11 @@ function bytesOf(body: Body): { payload: string | Buffer | undefined; contentTyp
 }
 
 /** Injects a request signed with NCS1 by `key`. */
-export async function signedInject(app: FastifyInstance, key: TestKey, opts: SignedInjectOptions): Promise<LightMyRequestResponse> {
+export async function signedInject(
+  app: FastifyInstance,
+  key: TestKey,
+  opts: SignedInjectOptions,
+): Promise<LightMyRequestResponse> {
   const method = (opts.method ?? 'GET').toUpperCase();
   const sent = bytesOf(opts.body);
   const signed = opts.signBody === undefined ? sent : bytesOf(opts.signBody);
@@ -45,7 +49,12 @@ export async function signedInject(app: FastifyInstance, key: TestKey, opts: Sig
     secret: opts.signSecret ?? key.secret,
     method,
     path: opts.signPath ?? opts.url,
-    body: signed.payload === undefined ? undefined : typeof signed.payload === 'string' ? signed.payload : new Uint8Array(signed.payload),
+    body:
+      signed.payload === undefined
+        ? undefined
+        : typeof signed.payload === 'string'
+          ? signed.payload
+          : new Uint8Array(signed.payload),
     timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000),
     nonce: opts.nonce ?? randomHex(16),
   });
@@ -74,7 +83,12 @@ export interface World {
 export const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
 
 export async function createWorld(
-  opts: { keyOptions?: TestKeyOptions; env?: Record<string, string>; now?: number; logger?: Record<string, unknown> } = {},
+  opts: {
+    keyOptions?: TestKeyOptions;
+    env?: Record<string, string>;
+    now?: number;
+    logger?: Record<string, unknown>;
+  } = {},
 ): Promise<World> {
   const clock = new ManualClock(opts.now ?? T0);
   const t = await createTestApp({ clock, env: opts.env, logger: opts.logger });

@@ -4,7 +4,18 @@
  * duplicates make one job), features, spending checks, supersedes, another key's job.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createBatchWorld, createJob, idemKey, jobBody, json, phantomFramesFile, sha256, upload, mintSession, type BatchWorld } from './batch-world.js';
+import {
+  createBatchWorld,
+  createJob,
+  idemKey,
+  jobBody,
+  json,
+  phantomFramesFile,
+  sha256,
+  upload,
+  mintSession,
+  type BatchWorld,
+} from './batch-world.js';
 import { getJob } from '../src/store/jobs.js';
 
 let w: BatchWorld;
@@ -14,7 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => w.close());
 
-const post = (body: Record<string, unknown>, key = w.key) => w.call({ method: 'POST', url: '/sdk/v1/cloud/jobs', body, key });
+const post = (body: Record<string, unknown>, key = w.key) =>
+  w.call({ method: 'POST', url: '/sdk/v1/cloud/jobs', body, key });
 
 describe('creation', () => {
   test('201 with jobId, status queued, createdAt; GET returns the job', async () => {
@@ -22,7 +34,13 @@ describe('creation', () => {
     const res = await post(jobBody(objectKey, h, { userRef: 'user-1', clientRef: 'order-9', platform: 'server' }));
     expect(res.statusCode).toBe(201);
     const job = json(res).data;
-    expect(job).toMatchObject({ mode: 'batch_frames', status: 'queued', createdAt: w.clock.now(), userRef: 'user-1', clientRef: 'order-9' });
+    expect(job).toMatchObject({
+      mode: 'batch_frames',
+      status: 'queued',
+      createdAt: w.clock.now(),
+      userRef: 'user-1',
+      clientRef: 'order-9',
+    });
     expect(job.jobId).toMatch(/^cj_[0-9a-f]{24}$/);
     const got = await w.call({ url: `/sdk/v1/cloud/jobs/${job.jobId}` });
     expect(got.statusCode).toBe(200);
@@ -112,7 +130,12 @@ describe('refusals', () => {
   });
 
   test('a webhookUrl on an allowed private host is accepted (VITALS_WEBHOOK_ALLOW_HOSTS)', async () => {
-    for (const url of ['https://10.1.2.3/hook', 'https://192.168.7.20:8443/x', 'https://hooks.internal/y', 'https://example.com/z']) {
+    for (const url of [
+      'https://10.1.2.3/hook',
+      'https://192.168.7.20:8443/x',
+      'https://hooks.internal/y',
+      'https://example.com/z',
+    ]) {
       const up = await upload(w, frames());
       const res = await post(jobBody(up.objectKey, up.sha256, { webhookUrl: url }));
       expect(res.statusCode, url).toBe(201);
@@ -127,7 +150,11 @@ describe('idempotency', () => {
     const first = await post(body);
     expect(first.statusCode).toBe(201);
     const id = json(first).data.jobId;
-    await w.ctx.db.db.updateTable('cloud_jobs').set({ status: 'running', started_at: w.clock.now() }).where('id', '=', id).execute();
+    await w.ctx.db.db
+      .updateTable('cloud_jobs')
+      .set({ status: 'running', started_at: w.clock.now() })
+      .where('id', '=', id)
+      .execute();
     const again = await post(body);
     expect(again.statusCode).toBe(200);
     expect(json(again).data).toMatchObject({ jobId: id, status: 'running' });
@@ -153,7 +180,11 @@ describe('idempotency', () => {
     const ids = new Set(results.map((r) => json(r).data.jobId));
     expect(ids.size).toBe(1);
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
-    const rows = await w.ctx.db.db.selectFrom('cloud_jobs').select('id').where('idempotency_key', '=', body.idempotencyKey as string).execute();
+    const rows = await w.ctx.db.db
+      .selectFrom('cloud_jobs')
+      .select('id')
+      .where('idempotency_key', '=', body.idempotencyKey as string)
+      .execute();
     expect(rows).toHaveLength(1);
   });
 });
@@ -177,7 +208,15 @@ describe('features and spending', () => {
 
   test('monthly cloud seconds exhausted → 403 quota_exceeded', async () => {
     const k = await w.newKey({ quotaSecondsMonth: 10 });
-    await w.ctx.db.db.insertInto('usage_month').values({ key_id: k.keyId, month: new Date(w.clock.now()).toISOString().slice(0, 7), cloud_seconds: 10, tokens_micro: 0 }).execute();
+    await w.ctx.db.db
+      .insertInto('usage_month')
+      .values({
+        key_id: k.keyId,
+        month: new Date(w.clock.now()).toISOString().slice(0, 7),
+        cloud_seconds: 10,
+        tokens_micro: 0,
+      })
+      .execute();
     const a = await upload(w, frames(), 'frames', k);
     const res = await post(jobBody(a.objectKey, a.sha256), k);
     expect(res.statusCode).toBe(403);
@@ -186,7 +225,15 @@ describe('features and spending', () => {
 
   test("the key's token cap exhausted → 403 token_quota_exceeded", async () => {
     const k = await w.newKey({ tokenQuotaMonthUsd: 1 });
-    await w.ctx.db.db.insertInto('usage_month').values({ key_id: k.keyId, month: new Date(w.clock.now()).toISOString().slice(0, 7), cloud_seconds: 0, tokens_micro: 1_000_000 }).execute();
+    await w.ctx.db.db
+      .insertInto('usage_month')
+      .values({
+        key_id: k.keyId,
+        month: new Date(w.clock.now()).toISOString().slice(0, 7),
+        cloud_seconds: 0,
+        tokens_micro: 1_000_000,
+      })
+      .execute();
     const a = await upload(w, frames(), 'frames', k);
     const res = await post(jobBody(a.objectKey, a.sha256), k);
     expect(res.statusCode).toBe(403);
@@ -235,7 +282,11 @@ describe('supersedes', () => {
 
   test('a terminal job keeps its status; only the link is recorded', async () => {
     const old = await createJob(w, frames());
-    await w.ctx.db.db.updateTable('cloud_jobs').set({ status: 'failed', error_code: 'invalid_frames_file' }).where('id', '=', old.jobId).execute();
+    await w.ctx.db.db
+      .updateTable('cloud_jobs')
+      .set({ status: 'failed', error_code: 'invalid_frames_file' })
+      .where('id', '=', old.jobId)
+      .execute();
     const neu = await createJob(w, frames(), { supersedes: old.jobId });
     const row = (await getJob(w.ctx.db.db, old.jobId))!;
     expect(row.status).toBe('failed');

@@ -180,7 +180,18 @@ describe('what the usage log records', () => {
       const rows = (await page(w, '')).items;
       expect(rows.map((r) => r.status)).toEqual(['success', 'unauthorized', 'success', 'rate_limited']);
       for (const r of rows) {
-        expect(Object.keys(r).sort()).toEqual(['endpoint', 'error', 'errorCode', 'id', 'latencyMs', 'method', 'qualityLevel', 'requestId', 'status', 'time']);
+        expect(Object.keys(r).sort()).toEqual([
+          'endpoint',
+          'error',
+          'errorCode',
+          'id',
+          'latencyMs',
+          'method',
+          'qualityLevel',
+          'requestId',
+          'status',
+          'time',
+        ]);
       }
       expect(rows.map((r) => [r.errorCode, r.qualityLevel, r.error === null])).toEqual([
         [null, 'good', true],

@@ -25,7 +25,21 @@ describe('POST /sdk/v1/measurements .happy', () => {
     expect(m.id).toMatch(ID_PATTERNS.measurement);
     expect(m.keyId).toBe(world.key.keyId);
     expect(m.requestId).toBe(res.headers['x-request-id']);
-    for (const f of ['source', 'durationSec', 'isComplete', 'quality', 'cardiac', 'hrv', 'respiratory', 'stress', 'bloodPressure', 'spo2', 'userRef', 'sdkVersion', 'modelsVersion'])
+    for (const f of [
+      'source',
+      'durationSec',
+      'isComplete',
+      'quality',
+      'cardiac',
+      'hrv',
+      'respiratory',
+      'stress',
+      'bloodPressure',
+      'spo2',
+      'userRef',
+      'sdkVersion',
+      'modelsVersion',
+    ])
       expect(m[f], f).toEqual(body[f]);
     expect(m.origin).toBe('on_device');
     expect(m.attested).toBe(false);
@@ -45,10 +59,13 @@ describe('POST /sdk/v1/measurements .happy', () => {
     const res = await submit(world, { source: 'web' });
     expect(res.statusCode).toBe(201);
     const m = json(res).data;
-    for (const f of ['userRef', 'sdkVersion', 'modelsVersion', 'quality', 'cardiac', 'durationSec', 'raw']) expect(m, f).not.toHaveProperty(f);
+    for (const f of ['userRef', 'sdkVersion', 'modelsVersion', 'quality', 'cardiac', 'durationSec', 'raw'])
+      expect(m, f).not.toHaveProperty(f);
   });
 
-  test('the usage row is a success with the quality level and the same request id as the measurement', async ({ world }) => {
+  test('the usage row is a success with the quality level and the same request id as the measurement', async ({
+    world,
+  }) => {
     const res = await submit(world, goodMeasurement({ quality: { level: 'fair', score: 0.6, usable: true } }));
     world.clock.advance(1);
     const rows = json(await world.call({ url: '/sdk/v1/logs' })).data.items;
@@ -76,7 +93,12 @@ describe('POST /sdk/v1/measurements .happy', () => {
   test('a poor measurement with every metric null is stored (spec rule 1)', async ({ world }) => {
     const res = await submit(world, poorMeasurement());
     expect(res.statusCode).toBe(201);
-    expect(json(res).data).toMatchObject({ quality: { level: 'poor' }, hrv: null, stress: null, cardiac: { heartRate: null } });
+    expect(json(res).data).toMatchObject({
+      quality: { level: 'poor' },
+      hrv: null,
+      stress: null,
+      cardiac: { heartRate: null },
+    });
     const rows = await world.usageRows(world.key.keyId);
     expect(rows[0].quality_level).toBe('poor');
   });
@@ -136,7 +158,10 @@ describe('POST /sdk/v1/measurements .error (400 validation_error, no row, nothin
     ['userRef with a space', { source: 'web', userRef: 'jane doe' }],
     ['userRef with a slash', { source: 'web', userRef: 'a/b' }],
     ['userRef a number', { source: 'web', userRef: 42 }],
-    ['poor quality with a heart rate (CLARIFICATIONS 17)', poorMeasurement({ cardiac: { heartRate: { value: 70, unit: 'bpm', confidence: 0.5 } } })],
+    [
+      'poor quality with a heart rate (CLARIFICATIONS 17)',
+      poorMeasurement({ cardiac: { heartRate: { value: 70, unit: 'bpm', confidence: 0.5 } } }),
+    ],
     ['poor quality with hrv', poorMeasurement({ hrv: { sdnnMs: 50, rmssdMs: 40, pnn50Pct: 20 } })],
     ['poor quality with spo2', poorMeasurement({ spo2: { value: 97, unit: '%', confidence: 0.5, tier: 'beta' } })],
     ['quality level unknown', { source: 'web', quality: { level: 'great', score: 1, usable: true } }],
@@ -150,7 +175,10 @@ describe('POST /sdk/v1/measurements .error (400 validation_error, no row, nothin
     expect(res.statusCode).toBe(400);
     expect(json(res)).toEqual({ ok: false, error: { code: 'validation_error', message: expect.any(String) } });
     expect(await world.usageRows(world.key.keyId)).toHaveLength(0);
-    const n = await world.t.ctx.db.db.selectFrom('measurements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const n = await world.t.ctx.db.db
+      .selectFrom('measurements')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(0);
   });
 
@@ -189,19 +217,32 @@ describe('GET /sdk/v1/measurements/{id}', () => {
     const a = json(await world.call({ url: `/sdk/v1/measurements/${id}?include=assessment` })).data.assessment;
     expect(a).toMatchObject({ version: 1, status: 'assessed', basis: 'reference_only' });
     expect(a.metrics.map((m: any) => m.metric).sort()).toEqual(
-      ['breathingRate', 'diastolicMmHg', 'heartRateBpm', 'rmssdMs', 'sdnnMs', 'spo2Pct', 'stressIndex', 'systolicMmHg'].sort(),
+      [
+        'breathingRate',
+        'diastolicMmHg',
+        'heartRateBpm',
+        'rmssdMs',
+        'sdnnMs',
+        'spo2Pct',
+        'stressIndex',
+        'systolicMmHg',
+      ].sort(),
     );
     expect(a.disclaimers.length).toBeGreaterThan(0);
     expect(typeof a.summary).toBe('string');
   });
 
-  test('.happy the assessment places each metric against the user\'s own corridor once there is a baseline', async ({ world }) => {
+  test(".happy the assessment places each metric against the user's own corridor once there is a baseline", async ({
+    world,
+  }) => {
     for (let i = 0; i < 5; i++) {
       await submit(world, goodMeasurement({ userRef: 'u-a', cardiac: { heartRate: { value: 60 + i, unit: 'bpm' } } }));
       world.clock.advance(60_000);
     }
     // Median 62, MAD 1: corridor 60..64. 90 bpm is above it.
-    const id = json(await submit(world, goodMeasurement({ userRef: 'u-a', cardiac: { heartRate: { value: 90, unit: 'bpm' } } }))).data.id;
+    const id = json(
+      await submit(world, goodMeasurement({ userRef: 'u-a', cardiac: { heartRate: { value: 90, unit: 'bpm' } } })),
+    ).data.id;
     const a = json(await world.call({ url: `/sdk/v1/measurements/${id}?include=assessment` })).data.assessment;
     expect(a.basis).toBe('baseline');
     const hr = a.metrics.find((m: any) => m.metric === 'heartRateBpm');
@@ -240,7 +281,9 @@ describe('GET /sdk/v1/measurements/{id}', () => {
     expect(json(res).error.code).toBe('validation_error');
   });
 
-  test('.security another key — even of the same organization — gets the same 404 as an unknown id', async ({ world }) => {
+  test('.security another key — even of the same organization — gets the same 404 as an unknown id', async ({
+    world,
+  }) => {
     const id = json(await submit(world, goodMeasurement())).data.id;
     const sibling = await world.newKey({ orgId: world.key.orgId });
     const stranger = await world.newKey();
@@ -258,7 +301,10 @@ describe('GET /sdk/v1/measurements/{id}', () => {
 
   test('.security the query string is outside the signature, the path is inside', async ({ world }) => {
     const id = json(await submit(world, goodMeasurement())).data.id;
-    const res = await world.call({ url: `/sdk/v1/measurements/${id}`, signPath: '/sdk/v1/measurements/meas_000000000000000000000000' });
+    const res = await world.call({
+      url: `/sdk/v1/measurements/${id}`,
+      signPath: '/sdk/v1/measurements/meas_000000000000000000000000',
+    });
     expect(res.statusCode).toBe(401);
   });
 });

@@ -46,9 +46,7 @@ describe('a replay is nonce_reused whatever else is wrong with it', () => {
     expect(await measurements(world)).toBe(1);
   });
 
-  test('a fresh nonce is spent by a 400: the same nonce with a good body afterwards is a replay', async ({
-    world,
-  }) => {
+  test('a fresh nonce is spent by a 400: the same nonce with a good body afterwards is a replay', async ({ world }) => {
     const bad = await call(world, { nonce: 'spent-by-a-400', body: { source: 'web', durationSec: 'long' } });
     expect(bad.statusCode).toBe(400);
     expect(json(bad).error.code).toBe('validation_error');
@@ -72,13 +70,9 @@ describe('a replay is nonce_reused whatever else is wrong with it', () => {
     expect(json(res).error.message).toMatch(/source/);
   });
 
-  test('concurrent copies of one request: exactly one is stored, the others are nonce_reused', async ({
-    world,
-  }) => {
+  test('concurrent copies of one request: exactly one is stored, the others are nonce_reused', async ({ world }) => {
     const results = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        world.call({ ...POST, body: goodMeasurement(), nonce: 'raced-nonce-1' }),
-      ),
+      Array.from({ length: 8 }, () => world.call({ ...POST, body: goodMeasurement(), nonce: 'raced-nonce-1' })),
     );
     expect(results.map((r) => r.statusCode).sort()).toEqual([201, 401, 401, 401, 401, 401, 401, 401]);
     expect(await measurements(world)).toBe(1);
@@ -89,9 +83,7 @@ describe('a replay is nonce_reused whatever else is wrong with it', () => {
   test('many calls at once, replays among them: each distinct nonce is stored once', async ({ world }) => {
     const nonces = Array.from({ length: 30 }, (_, i) => `burst-nonce-${i}`);
     const sent = [...nonces, ...nonces.slice(0, 10)];
-    const results = await Promise.all(
-      sent.map((nonce) => world.call({ ...POST, body: goodMeasurement(), nonce })),
-    );
+    const results = await Promise.all(sent.map((nonce) => world.call({ ...POST, body: goodMeasurement(), nonce })));
     expect(results.filter((r) => r.statusCode === 201)).toHaveLength(30);
     expect(results.filter((r) => r.statusCode === 401)).toHaveLength(10);
     expect(await measurements(world)).toBe(30);

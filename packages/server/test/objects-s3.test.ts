@@ -42,7 +42,10 @@ beforeAll(async () => {
     endpoint: s3.endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: { accessKeyId: S3RVER_CREDENTIALS.AWS_ACCESS_KEY_ID, secretAccessKey: S3RVER_CREDENTIALS.AWS_SECRET_ACCESS_KEY },
+    credentials: {
+      accessKeyId: S3RVER_CREDENTIALS.AWS_ACCESS_KEY_ID,
+      secretAccessKey: S3RVER_CREDENTIALS.AWS_SECRET_ACCESS_KEY,
+    },
     requestChecksumCalculation: 'WHEN_REQUIRED',
   });
   w = await createBatchWorld({ env: s3.env(PREFIX), batch: { embeddedWorker: true } });
@@ -81,7 +84,11 @@ test('presign → PUT → frames job → completed by the worker; the object liv
   expect(await inBucket(up.objectKey)).toEqual({ size: bytes.length, sha256: sha256(bytes) });
   expect(tmpLeft()).toEqual([]);
 
-  const created = await w.call({ method: 'POST', url: '/sdk/v1/cloud/jobs', body: jobBody(up.objectKey, sha256(bytes)) });
+  const created = await w.call({
+    method: 'POST',
+    url: '/sdk/v1/cloud/jobs',
+    body: jobBody(up.objectKey, sha256(bytes)),
+  });
   expect(created.statusCode).toBe(201);
   const job = json(created).data;
   const done = await waitFor(w, job.jobId, ['completed', 'failed'], 30_000);
@@ -98,7 +105,11 @@ test('a job whose hash does not match what the bucket holds is refused (the stor
   const bytes = phantomFramesFile({ durationSec: 20, seed: 3 });
   const up = await presign(w);
   await put(w, up.uploadUrl, bytes);
-  const res = await w.call({ method: 'POST', url: '/sdk/v1/cloud/jobs', body: jobBody(up.objectKey, sha256(new Uint8Array([1]))) });
+  const res = await w.call({
+    method: 'POST',
+    url: '/sdk/v1/cloud/jobs',
+    body: jobBody(up.objectKey, sha256(new Uint8Array([1]))),
+  });
   expect(res.statusCode).toBe(422);
   expect(json(res).error.code).toBe('sha256_mismatch');
 });
@@ -106,7 +117,18 @@ test('a job whose hash does not match what the bucket holds is refused (the stor
 test('video job: the worker downloads the object to a local file for ffmpeg, and removes it after', async () => {
   const dir = fs.mkdtempSync(path.join(w.dataDir, 'video-src-'));
   const file = path.join(dir, 'short.mp4');
-  execFileSync(resolveFfmpeg().ffmpeg, ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=320x240:rate=30', '-pix_fmt', 'yuv420p', file]);
+  execFileSync(resolveFfmpeg().ffmpeg, [
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=2:size=320x240:rate=30',
+    '-pix_fmt',
+    'yuv420p',
+    file,
+  ]);
   const job = await createJob(w, fs.readFileSync(file), { kind: 'video' });
   fs.rmSync(dir, { recursive: true, force: true });
   const done = await waitFor(w, job.jobId, ['completed', 'failed'], 30_000);
@@ -171,7 +193,10 @@ test('the sweeper: an object is deleted from the bucket one hour after presign',
 describe('orphans and a store that is away', () => {
   test('the sweep removes service objects without a live record, keeps live ones and other objects', async () => {
     // Upload TTL of 1 s, so that the safety net (real time, S3 LastModified) applies within the test.
-    const ws = await createBatchWorld({ env: { ...s3.env('sweep'), VITALS_UPLOAD_TTL_SEC: '1' }, batch: { embeddedWorker: false } });
+    const ws = await createBatchWorld({
+      env: { ...s3.env('sweep'), VITALS_UPLOAD_TTL_SEC: '1' },
+      batch: { embeddedWorker: false },
+    });
     try {
       const up = await presign(ws);
       await put(ws, up.uploadUrl, new Uint8Array([1, 2, 3]));
@@ -231,7 +256,10 @@ test('an object store that is away does not fail a job: it stays running, and a 
   const wm = await createBatchWorld({ env: s3.env('outage'), batch: { embeddedWorker: false }, clock });
   const bucket = (wm.rt.objects as S3ObjectStore).settings.bucket;
   // The same bucket behind a port nothing listens on: every read is ECONNREFUSED.
-  const away = new S3ObjectStore(parseObjectsUrl(`s3://${bucket}/outage?endpoint=http://127.0.0.1:9`, S3RVER_CREDENTIALS), path.join(wm.dataDir, 'away-tmp'));
+  const away = new S3ObjectStore(
+    parseObjectsUrl(`s3://${bucket}/outage?endpoint=http://127.0.0.1:9`, S3RVER_CREDENTIALS),
+    path.join(wm.dataDir, 'away-tmp'),
+  );
   const row = async () => (await getJob(wm.ctx.db.db, job.jobId))!;
   const job = await createJob(wm, phantomFramesFile({ durationSec: 20, seed: 12 }));
   try {

@@ -61,7 +61,10 @@ afterAll(async () => {
 });
 
 function openS3(prefix?: string, env: Record<string, string> = {}): S3ObjectStore {
-  const store = new S3ObjectStore(parseObjectsUrl(s3.objectsUrl(prefix), { ...S3RVER_CREDENTIALS, ...env }), mkTmp('s3tmp'));
+  const store = new S3ObjectStore(
+    parseObjectsUrl(s3.objectsUrl(prefix), { ...S3RVER_CREDENTIALS, ...env }),
+    mkTmp('s3tmp'),
+  );
   opened.push(store);
   return store;
 }
@@ -134,9 +137,15 @@ describe.each(adapters)('ObjectStore contract: $name', (adapter) => {
       yield new Uint8Array([1, 2, 3]);
       yield new Uint8Array([4]);
     }
-    expect(await store.put(key, gen(), { maxBytes: 4 })).toMatchObject({ size: 4, sha256: sha(new Uint8Array([1, 2, 3, 4])) });
+    expect(await store.put(key, gen(), { maxBytes: 4 })).toMatchObject({
+      size: 4,
+      sha256: sha(new Uint8Array([1, 2, 3, 4])),
+    });
     const empty = newKey();
-    expect(await store.put(empty, Readable.from([]), { maxBytes: 10 })).toMatchObject({ size: 0, sha256: sha(new Uint8Array()) });
+    expect(await store.put(empty, Readable.from([]), { maxBytes: 10 })).toMatchObject({
+      size: 0,
+      sha256: sha(new Uint8Array()),
+    });
     expect(await store.stat(empty)).toMatchObject({ size: 0, sha256: sha(new Uint8Array()) });
     expect((await store.readBytes(empty))!.length).toBe(0);
   });
@@ -145,7 +154,10 @@ describe.each(adapters)('ObjectStore contract: $name', (adapter) => {
     const key = newKey();
     await store.put(key, Readable.from([bytes(1000, 1)]), { maxBytes: 10_000 });
     const second = bytes(300, 2);
-    expect(await store.put(key, Readable.from([second]), { maxBytes: 10_000 })).toMatchObject({ size: 300, sha256: sha(second) });
+    expect(await store.put(key, Readable.from([second]), { maxBytes: 10_000 })).toMatchObject({
+      size: 300,
+      sha256: sha(second),
+    });
     expect(await store.stat(key)).toMatchObject({ size: 300, sha256: sha(second) });
     expect((await store.readBytes(key))!.equals(second)).toBe(true);
   });
@@ -164,7 +176,9 @@ describe.each(adapters)('ObjectStore contract: $name', (adapter) => {
     await expect(store.put(key, endless(), { maxBytes: 1000 })).rejects.toBeInstanceOf(ObjectTooLargeError);
     expect(pulled).toBe(3); // 1200 bytes > 1000: stopped at the third chunk
     const fresh = newKey();
-    await expect(store.put(fresh, Readable.from([bytes(1001)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    await expect(store.put(fresh, Readable.from([bytes(1001)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(
+      ObjectTooLargeError,
+    );
     expect(await store.stat(fresh)).toBeUndefined();
     expect(await store.stat(key)).toMatchObject({ size: 100, sha256: sha(first) });
     expect(leftovers()).toEqual([]);
@@ -226,7 +240,8 @@ describe.each(adapters)('ObjectStore contract: $name', (adapter) => {
     const keys = Array.from({ length: 6 }, () => newKey());
     const bodies = keys.map((_, i) => bytes(50_000 + i * 1000, i + 10));
     await Promise.all(keys.map((k, i) => store.put(k, Readable.from(chunks(bodies[i]!, 7000)), { maxBytes: 100_000 })));
-    for (const [i, k] of keys.entries()) expect(await store.stat(k)).toMatchObject({ size: bodies[i]!.length, sha256: sha(bodies[i]!) });
+    for (const [i, k] of keys.entries())
+      expect(await store.stat(k)).toMatchObject({ size: bodies[i]!.length, sha256: sha(bodies[i]!) });
   });
 });
 
@@ -241,16 +256,29 @@ describe('VITALS_OBJECTS_URL', () => {
       VITALS_OBJECTS_URL: 's3://my-bucket/a/b/?endpoint=http://127.0.0.1:9000/&region=eu-west-3',
       ...creds,
     });
-    expect(cfg.s3).toMatchObject({ bucket: 'my-bucket', prefix: 'a/b', endpoint: 'http://127.0.0.1:9000', region: 'eu-west-3', forcePathStyle: true });
+    expect(cfg.s3).toMatchObject({
+      bucket: 'my-bucket',
+      prefix: 'a/b',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-3',
+      forcePathStyle: true,
+    });
     const store = createObjectStore(cfg);
     expect(store).toBeInstanceOf(S3ObjectStore);
     expect((store as S3ObjectStore).tmpDir).toBe(path.join(dataDir, 'objects-tmp'));
   });
 
   test('defaults: AWS itself without endpoint (virtual-host style), region from AWS_REGION, else us-east-1; forcePathStyle can be set', () => {
-    expect(parseObjectsUrl('s3://bkt', creds)).toMatchObject({ endpoint: undefined, region: 'us-east-1', forcePathStyle: false, prefix: '' });
+    expect(parseObjectsUrl('s3://bkt', creds)).toMatchObject({
+      endpoint: undefined,
+      region: 'us-east-1',
+      forcePathStyle: false,
+      prefix: '',
+    });
     expect(parseObjectsUrl('s3://bkt', { ...creds, AWS_REGION: 'ap-south-1' }).region).toBe('ap-south-1');
-    expect(parseObjectsUrl('s3://bkt?endpoint=https://s3.example.net&forcePathStyle=false', creds).forcePathStyle).toBe(false);
+    expect(parseObjectsUrl('s3://bkt?endpoint=https://s3.example.net&forcePathStyle=false', creds).forcePathStyle).toBe(
+      false,
+    );
     expect(parseObjectsUrl('s3://bkt?forcePathStyle=1', creds).forcePathStyle).toBe(true);
   });
 
@@ -274,7 +302,9 @@ describe('VITALS_OBJECTS_URL', () => {
   });
 
   test('credentials come from the environment only, are required, and never show in the config or its errors', () => {
-    expect(() => loadConfig({ VITALS_OBJECTS_URL: 's3://bkt' })).toThrow(/AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set/);
+    expect(() => loadConfig({ VITALS_OBJECTS_URL: 's3://bkt' })).toThrow(
+      /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set/,
+    );
     let err: unknown;
     try {
       loadConfig({ VITALS_OBJECTS_URL: 's3://AKIDEXAMPLE:wJalrXUtnFEMI-secret@bkt', ...creds });
@@ -284,12 +314,20 @@ describe('VITALS_OBJECTS_URL', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect(String(err)).toMatch(/must not carry credentials/);
     expect(String(err)).not.toContain('wJalrXUtnFEMI-secret');
-    const cfg = loadConfig({ VITALS_OBJECTS_URL: 's3://bkt?endpoint=http://127.0.0.1:1', ...creds, AWS_SESSION_TOKEN: 'tok-secret' });
+    const cfg = loadConfig({
+      VITALS_OBJECTS_URL: 's3://bkt?endpoint=http://127.0.0.1:1',
+      ...creds,
+      AWS_SESSION_TOKEN: 'tok-secret',
+    });
     for (const shown of [JSON.stringify(cfg), inspect(cfg, { depth: 10 })]) {
       expect(shown).not.toContain('wJalrXUtnFEMI-secret');
       expect(shown).not.toContain('tok-secret');
     }
-    expect(cfg.s3!.credentials()).toEqual({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI-secret', sessionToken: 'tok-secret' });
+    expect(cfg.s3!.credentials()).toEqual({
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI-secret',
+      sessionToken: 'tok-secret',
+    });
   });
 });
 
@@ -333,7 +371,12 @@ describe('S3 adapter specifics', () => {
     const mine = newKey();
     await store.put(mine, Readable.from([bytes(3)]), { maxBytes: 10 });
     const client = raw();
-    for (const Key of ['shared/report-2026', 'shared/up_nested/deeper', 'shared-other/up_x1', `elsewhere/${newKey()}`]) {
+    for (const Key of [
+      'shared/report-2026',
+      'shared/up_nested/deeper',
+      'shared-other/up_x1',
+      `elsewhere/${newKey()}`,
+    ]) {
       await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: 'x' }));
     }
     client.destroy();
@@ -345,7 +388,11 @@ describe('S3 adapter specifics', () => {
     const keys = Array.from({ length: 1010 }, (_, i) => `up_many${String(i).padStart(5, '0')}`);
     const client = raw();
     for (let i = 0; i < keys.length; i += 50) {
-      await Promise.all(keys.slice(i, i + 50).map((k) => client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `many/${k}`, Body: 'x' }))));
+      await Promise.all(
+        keys
+          .slice(i, i + 50)
+          .map((k) => client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `many/${k}`, Body: 'x' }))),
+      );
     }
     client.destroy();
     expect((await store.listOlderThan(Date.now() + 5000)).sort()).toEqual(keys);
@@ -375,7 +422,9 @@ describe('S3 adapter specifics', () => {
     }
     const err = await store.put(newKey(), body(), { maxBytes: 100 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ObjectStoreError);
-    expect(String(err)).toMatch(/object store: bucket check of "vitals-test" at http:\/\/127\.0\.0\.1:\d+ failed \(.*HTTP 403/);
+    expect(String(err)).toMatch(
+      /object store: bucket check of "vitals-test" at http:\/\/127\.0\.0\.1:\d+ failed \(.*HTTP 403/,
+    );
     expect(String(err)).not.toContain('not-the-right-secret');
     expect(inspect(err, { depth: 10 })).not.toContain('not-the-right-secret');
     expect(inspect(err, { depth: 10 })).not.toMatch(/authorization|AWS4-HMAC/i);
@@ -400,7 +449,10 @@ describe('S3 adapter specifics', () => {
         srv.close(() => resolve(p));
       });
     });
-    const away = new S3ObjectStore(parseObjectsUrl(`s3://bkt?endpoint=http://127.0.0.1:${port}`, S3RVER_CREDENTIALS), mkTmp('s3tmp'));
+    const away = new S3ObjectStore(
+      parseObjectsUrl(`s3://bkt?endpoint=http://127.0.0.1:${port}`, S3RVER_CREDENTIALS),
+      mkTmp('s3tmp'),
+    );
     opened.push(away);
     const err = await away.delete(newKey()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ObjectStoreError);

@@ -29,7 +29,10 @@ describe.skipIf(!PG_URL)('PostgreSQL limits', () => {
     // Three connections at once, so more than one is opened.
     const held = await Promise.all(
       [0, 1, 2].map(() =>
-        sql<{ t: string; pid: number }>`select current_setting('statement_timeout') as t, pg_backend_pid() as pid, pg_sleep(0.05)`.execute(h.db),
+        sql<{
+          t: string;
+          pid: number;
+        }>`select current_setting('statement_timeout') as t, pg_backend_pid() as pid, pg_sleep(0.05)`.execute(h.db),
       ),
     );
     expect(new Set(held.map((r) => r.rows[0].pid)).size).toBe(3);

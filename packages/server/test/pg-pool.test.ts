@@ -15,7 +15,8 @@ describe.skipIf(!PG_URL)('PostgreSQL pool', () => {
     try {
       const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.db)).rows[0].pid;
       // The client is idle in the pool now; kill its backend from another connection.
-      const killed = (await sql<{ ok: boolean }>`select pg_terminate_backend(${pid}) as ok`.execute(admin.db)).rows[0].ok;
+      const killed = (await sql<{ ok: boolean }>`select pg_terminate_backend(${pid}) as ok`.execute(admin.db)).rows[0]
+        .ok;
       expect(killed).toBe(true);
       // Give pg the moment it needs to notice the closed socket and emit the pool's 'error' event
       // (uncaught, it would fail this run).

@@ -38,14 +38,24 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
     // The presigned upload URL is its own credential (spec: "PUT {uploadUrl}"), not an API route.
     const exempt = new Set(['PUT /sdk/v1/cloud/uploads/:objectKey']);
-    const routes = registeredRoutes(world.app).filter((r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD' && !exempt.has(`${r.method} ${r.path}`));
+    const routes = registeredRoutes(world.app).filter(
+      (r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD' && !exempt.has(`${r.method} ${r.path}`),
+    );
     expect(routes.length).toBeGreaterThanOrEqual(6);
     for (const r of routes) {
       const op = doc.paths?.[openapiPath(r.path)]?.[r.method.toLowerCase()];
       expect(op, `${r.method} ${r.path}`).toBeDefined();
     }
     // The core's routes are NCS1-signed (the session fallback routes use the session token instead).
-    for (const [method, p] of [['post', '/sdk/v1/measurements'], ['get', '/sdk/v1/measurements/{id}'], ['get', '/sdk/v1/users'], ['get', '/sdk/v1/users/{ref}/measurements'], ['get', '/sdk/v1/users/{ref}/baseline'], ['get', '/sdk/v1/logs'], ['post', '/sdk/v1/auth/test']]) {
+    for (const [method, p] of [
+      ['post', '/sdk/v1/measurements'],
+      ['get', '/sdk/v1/measurements/{id}'],
+      ['get', '/sdk/v1/users'],
+      ['get', '/sdk/v1/users/{ref}/measurements'],
+      ['get', '/sdk/v1/users/{ref}/baseline'],
+      ['get', '/sdk/v1/logs'],
+      ['post', '/sdk/v1/auth/test'],
+    ]) {
       expect(doc.paths[p][method].security, `${method} ${p}`).toEqual([{ NCS1: [] }]);
     }
     expect(doc.components.securitySchemes.NCS1).toBeDefined();
@@ -54,19 +64,44 @@ describe('GET /openapi.json', () => {
   test('.happy every /sdk/v1 route documents its success answer with a schema', async ({ world }) => {
     const doc = json(await world.app.inject({ url: '/openapi.json' }));
     const exempt = new Set(['PUT /sdk/v1/cloud/uploads/:objectKey']);
-    const routes = registeredRoutes(world.app).filter((r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD' && !exempt.has(`${r.method} ${r.path}`));
+    const routes = registeredRoutes(world.app).filter(
+      (r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD' && !exempt.has(`${r.method} ${r.path}`),
+    );
     for (const r of routes) {
       const responses = doc.paths[openapiPath(r.path)][r.method.toLowerCase()].responses ?? {};
       const ok = Object.keys(responses).filter((code) => /^2\d\d$/.test(code));
       expect(ok.length, `${r.method} ${r.path} has no 2xx response`).toBeGreaterThan(0);
-      for (const code of ok) expect(responses[code].content['application/json'].schema.properties.data, `${r.method} ${r.path} ${code}`).toBeDefined();
+      for (const code of ok)
+        expect(
+          responses[code].content['application/json'].schema.properties.data,
+          `${r.method} ${r.path} ${code}`,
+        ).toBeDefined();
       // Failures on the service's side (500 internal_error, 503 service_unavailable) are documented too.
-      expect(responses['5XX']?.content['application/json'].schema.properties.error, `${r.method} ${r.path} 5XX`).toBeDefined();
+      expect(
+        responses['5XX']?.content['application/json'].schema.properties.error,
+        `${r.method} ${r.path} 5XX`,
+      ).toBeDefined();
     }
-    const job = doc.paths['/sdk/v1/cloud/jobs/{jobId}'].get.responses['200'].content['application/json'].schema.properties.data;
-    expect(Object.keys(job.properties.stats.properties)).toEqual(expect.arrayContaining(['progress', 'engine', 'media', 'stream']));
-    const facts = doc.paths['/sdk/v1/auth/test'].post.responses['200'].content['application/json'].schema.properties.data;
-    expect(facts.required).toEqual(expect.arrayContaining(['keyId', 'status', 'mode', 'features', 'limits', 'quotas', 'tokenBalanceUsd', 'organization', 'serverTime']));
+    const job =
+      doc.paths['/sdk/v1/cloud/jobs/{jobId}'].get.responses['200'].content['application/json'].schema.properties.data;
+    expect(Object.keys(job.properties.stats.properties)).toEqual(
+      expect.arrayContaining(['progress', 'engine', 'media', 'stream']),
+    );
+    const facts =
+      doc.paths['/sdk/v1/auth/test'].post.responses['200'].content['application/json'].schema.properties.data;
+    expect(facts.required).toEqual(
+      expect.arrayContaining([
+        'keyId',
+        'status',
+        'mode',
+        'features',
+        'limits',
+        'quotas',
+        'tokenBalanceUsd',
+        'organization',
+        'serverTime',
+      ]),
+    );
   });
 
   test('.happy request bodies are described from the schemas (source required)', async ({ world }) => {
@@ -108,19 +143,36 @@ describe('GET /api/v1/limits', () => {
     expect(res.statusCode).toBe(200);
     const { data } = json(res);
     expect(Object.keys(data).sort()).toEqual(
-      ['keyRateLimitPerMinMax', 'orgWebhookLimit', 'webhookAttempts', 'measurementBaseDurationSec', 'cloudMinDurationSec', 'cloudMaxDurationSec', 'exportRowCap', 'maxWindowDays'].sort(),
+      [
+        'keyRateLimitPerMinMax',
+        'orgWebhookLimit',
+        'webhookAttempts',
+        'measurementBaseDurationSec',
+        'cloudMinDurationSec',
+        'cloudMaxDurationSec',
+        'exportRowCap',
+        'maxWindowDays',
+      ].sort(),
     );
     // The spec's own numbers where it gives them.
-    expect(data).toMatchObject({ orgWebhookLimit: 5, webhookAttempts: 3, cloudMinDurationSec: 20, cloudMaxDurationSec: 180 });
+    expect(data).toMatchObject({
+      orgWebhookLimit: 5,
+      webhookAttempts: 3,
+      cloudMinDurationSec: 20,
+      cloudMaxDurationSec: 180,
+    });
     expect(data).toEqual({ ...PUBLIC_LIMITS });
     for (const v of Object.values(data)) expect(Number.isInteger(v)).toBe(true);
   });
 });
 
 describe('.security public endpoints need no signature and ignore one', () => {
-  test.for(['/health', '/openapi.json', '/.well-known/agent.json', '/api/v1/pricing', '/api/v1/limits'])('%s', async (url, { world }) => {
-    const res = await world.app.inject({ url, headers: { 'x-key-id': 'key_unknown', 'x-signature': 'garbage' } });
-    expect(res.statusCode).toBe(200);
-    expect(await world.usageRows('key_unknown')).toHaveLength(0);
-  });
+  test.for(['/health', '/openapi.json', '/.well-known/agent.json', '/api/v1/pricing', '/api/v1/limits'])(
+    '%s',
+    async (url, { world }) => {
+      const res = await world.app.inject({ url, headers: { 'x-key-id': 'key_unknown', 'x-signature': 'garbage' } });
+      expect(res.statusCode).toBe(200);
+      expect(await world.usageRows('key_unknown')).toHaveLength(0);
+    },
+  );
 });

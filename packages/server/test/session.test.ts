@@ -28,7 +28,12 @@ async function post(body: unknown, k: TestKey = key) {
     body: text,
     timestamp: Math.floor(t.clock.now() / 1000),
   });
-  const res = await t.app.inject({ method: 'POST', url: '/sdk/v1/cloud/sessions', headers: { ...headers, 'content-type': 'application/json' }, payload: text });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/sdk/v1/cloud/sessions',
+    headers: { ...headers, 'content-type': 'application/json' },
+    payload: text,
+  });
   return { status: res.statusCode, json: res.json() };
 }
 
@@ -43,17 +48,39 @@ describe('happy path', () => {
     expect(d.sessionId).toMatch(/^cj_[0-9a-f]{24}$/);
     expect(d.wsUrl).toBe('wss://vitals.example.com/sdk/v1/cloud/stream');
     expect(d.maxDurationSec).toBe(60);
-    expect(d.frameSpec).toMatchObject({ padRatio: 0, width: 36, height: 36, channels: 3, layout: 'NHWC', pixelFormat: 'rgb24', maxFps: 32, packetBytes: 3900, protocol: 1 });
+    expect(d.frameSpec).toMatchObject({
+      padRatio: 0,
+      width: 36,
+      height: 36,
+      channels: 3,
+      layout: 'NHWC',
+      pixelFormat: 'rgb24',
+      maxFps: 32,
+      packetBytes: 3900,
+      protocol: 1,
+    });
     expect(d.sessionToken).toMatch(/^vst1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
 
     const check = verifySessionToken(t.ctx.serverSecret, d.sessionToken, t.clock.now());
     expect(check.ok).toBe(true);
     if (!check.ok) return;
-    expect(check.claims).toMatchObject({ sid: d.sessionId, kid: key.keyId, dur: 60, feat: ['hrv', 'bp', 'spo2', 'emotion', 'gaze'] });
+    expect(check.claims).toMatchObject({
+      sid: d.sessionId,
+      kid: key.keyId,
+      dur: 60,
+      feat: ['hrv', 'bp', 'spo2', 'emotion', 'gaze'],
+    });
     expect(check.claims.exp - check.claims.iat).toBe(300);
 
     const job = await jobToWire(t.ctx.db.db, (await getJob(t.ctx.db.db, d.sessionId))!);
-    expect(job).toMatchObject({ jobId: d.sessionId, mode: 'stream', status: 'pending', userRef: 'u-1', framesProcessed: 0, secondsProcessed: 0 });
+    expect(job).toMatchObject({
+      jobId: d.sessionId,
+      mode: 'stream',
+      status: 'pending',
+      userRef: 'u-1',
+      framesProcessed: 0,
+      secondsProcessed: 0,
+    });
     expect(job.startedAt).toBeUndefined();
   });
 
@@ -97,7 +124,12 @@ describe('validation', () => {
   });
 
   test('unsigned → 401 unauthorized', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/sdk/v1/cloud/sessions', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(OK) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/sdk/v1/cloud/sessions',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(OK),
+    });
     expect(res.statusCode).toBe(401);
     expect(res.json().error.code).toBe('unauthorized');
   });
@@ -135,8 +167,20 @@ describe('wsUrl without VITALS_PUBLIC_URL', () => {
     try {
       const k = await t2.createKey();
       const text = JSON.stringify(OK);
-      const headers = await signRequest({ keyId: k.keyId, secret: k.secret, method: 'POST', path: '/sdk/v1/cloud/sessions', body: text, timestamp: Math.floor(t2.clock.now() / 1000) });
-      const res = await t2.app.inject({ method: 'POST', url: '/sdk/v1/cloud/sessions', headers: { ...headers, 'content-type': 'application/json', host: 'api.local:8787' }, payload: text });
+      const headers = await signRequest({
+        keyId: k.keyId,
+        secret: k.secret,
+        method: 'POST',
+        path: '/sdk/v1/cloud/sessions',
+        body: text,
+        timestamp: Math.floor(t2.clock.now() / 1000),
+      });
+      const res = await t2.app.inject({
+        method: 'POST',
+        url: '/sdk/v1/cloud/sessions',
+        headers: { ...headers, 'content-type': 'application/json', host: 'api.local:8787' },
+        payload: text,
+      });
       expect(res.json().data.wsUrl).toBe('ws://api.local:8787/sdk/v1/cloud/stream');
     } finally {
       await t2.close();

@@ -5,7 +5,15 @@
  */
 import { describe, expect } from 'vitest';
 import { USAGE_ERROR_CODES, ID_PATTERNS, SIGNATURE_WINDOW_SEC } from '@vitals/protocol';
-import { createWorld, goodMeasurement, json, signedInject, test, type SignedInjectOptions, type World } from './helpers.js';
+import {
+  createWorld,
+  goodMeasurement,
+  json,
+  signedInject,
+  test,
+  type SignedInjectOptions,
+  type World,
+} from './helpers.js';
 import { buildServer } from '../src/server.js';
 import { createContext } from '../src/deps.js';
 import { setKeyStatus } from '../src/store/orgs-keys.js';
@@ -15,7 +23,18 @@ import { loadConfig } from '../src/config.js';
 import { ManualClock } from '../src/clock.js';
 
 const AUTH_TEST = { method: 'POST', url: '/sdk/v1/auth/test' } as const;
-const USAGE_FIELDS = ['id', 'time', 'endpoint', 'method', 'status', 'latencyMs', 'requestId', 'error', 'errorCode', 'qualityLevel'];
+const USAGE_FIELDS = [
+  'id',
+  'time',
+  'endpoint',
+  'method',
+  'status',
+  'latencyMs',
+  'requestId',
+  'error',
+  'errorCode',
+  'qualityLevel',
+];
 
 async function logsOf(w: World, keyId: string | null = w.key.keyId): Promise<any[]> {
   const rows = await w.usageRows(keyId);
@@ -70,10 +89,13 @@ describe('signature layer .happy', () => {
     expect((await world.call({ ...AUTH_TEST, nonce })).statusCode).toBe(200);
   });
 
-  test.for([-SIGNATURE_WINDOW_SEC, SIGNATURE_WINDOW_SEC, 0])('a timestamp %i s from the server clock is accepted', async (skew, { world }) => {
-    const ts = Math.floor(world.clock.now() / 1000) + skew;
-    expect((await world.call({ ...AUTH_TEST, timestamp: ts })).statusCode).toBe(200);
-  });
+  test.for([-SIGNATURE_WINDOW_SEC, SIGNATURE_WINDOW_SEC, 0])(
+    'a timestamp %i s from the server clock is accepted',
+    async (skew, { world }) => {
+      const ts = Math.floor(world.clock.now() / 1000) + skew;
+      expect((await world.call({ ...AUTH_TEST, timestamp: ts })).statusCode).toBe(200);
+    },
+  );
 });
 
 describe('signature layer .error: every rejection, its status and its log code', () => {
@@ -83,7 +105,9 @@ describe('signature layer .error: every rejection, its status and its log code',
     code: string;
     logCode: (typeof USAGE_ERROR_CODES)[number];
     /** Prepares the world and returns the request to send. */
-    arrange: (w: World) => Promise<SignedInjectOptions & { key?: World['key'] }> | (SignedInjectOptions & { key?: World['key'] });
+    arrange: (
+      w: World,
+    ) => Promise<SignedInjectOptions & { key?: World['key'] }> | (SignedInjectOptions & { key?: World['key'] });
     /** Key whose log holds the row (null: none). Defaults to the world's key. */
     logKey?: (w: World, req: any) => string | null;
   };
@@ -97,13 +121,55 @@ describe('signature layer .error: every rejection, its status and its log code',
       arrange: () => ({ ...AUTH_TEST, headers: { [h]: undefined } }),
       logKey: (w) => (h === 'x-key-id' ? null : w.key.keyId),
     })),
-    { name: 'nonce of 7 characters', status: 401, code: 'unauthorized', logCode: 'invalid_nonce', arrange: () => ({ ...AUTH_TEST, nonce: 'n'.repeat(7) }) },
-    { name: 'nonce of 129 characters', status: 401, code: 'unauthorized', logCode: 'invalid_nonce', arrange: () => ({ ...AUTH_TEST, nonce: 'n'.repeat(129) }) },
-    { name: 'timestamp not a number', status: 401, code: 'unauthorized', logCode: 'invalid_timestamp', arrange: () => ({ ...AUTH_TEST, headers: { 'x-timestamp': 'yesterday' } }) },
-    { name: 'timestamp with a fraction', status: 401, code: 'unauthorized', logCode: 'invalid_timestamp', arrange: (w) => ({ ...AUTH_TEST, headers: { 'x-timestamp': `${now(w)}.5` } }) },
-    { name: 'timestamp in milliseconds', status: 401, code: 'unauthorized', logCode: 'timestamp_out_of_window', arrange: (w) => ({ ...AUTH_TEST, timestamp: w.clock.now() }) },
-    { name: 'timestamp 301 s in the past', status: 401, code: 'unauthorized', logCode: 'timestamp_out_of_window', arrange: (w) => ({ ...AUTH_TEST, timestamp: now(w) - 301 }) },
-    { name: 'timestamp 301 s in the future', status: 401, code: 'unauthorized', logCode: 'timestamp_out_of_window', arrange: (w) => ({ ...AUTH_TEST, timestamp: now(w) + 301 }) },
+    {
+      name: 'nonce of 7 characters',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_nonce',
+      arrange: () => ({ ...AUTH_TEST, nonce: 'n'.repeat(7) }),
+    },
+    {
+      name: 'nonce of 129 characters',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_nonce',
+      arrange: () => ({ ...AUTH_TEST, nonce: 'n'.repeat(129) }),
+    },
+    {
+      name: 'timestamp not a number',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_timestamp',
+      arrange: () => ({ ...AUTH_TEST, headers: { 'x-timestamp': 'yesterday' } }),
+    },
+    {
+      name: 'timestamp with a fraction',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_timestamp',
+      arrange: (w) => ({ ...AUTH_TEST, headers: { 'x-timestamp': `${now(w)}.5` } }),
+    },
+    {
+      name: 'timestamp in milliseconds',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'timestamp_out_of_window',
+      arrange: (w) => ({ ...AUTH_TEST, timestamp: w.clock.now() }),
+    },
+    {
+      name: 'timestamp 301 s in the past',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'timestamp_out_of_window',
+      arrange: (w) => ({ ...AUTH_TEST, timestamp: now(w) - 301 }),
+    },
+    {
+      name: 'timestamp 301 s in the future',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'timestamp_out_of_window',
+      arrange: (w) => ({ ...AUTH_TEST, timestamp: now(w) + 301 }),
+    },
     {
       name: 'unknown key id',
       status: 401,
@@ -134,12 +200,53 @@ describe('signature layer .error: every rejection, its status and its log code',
       },
       logKey: (_w, req) => req.key.keyId,
     },
-    { name: 'signed with another secret', status: 401, code: 'unauthorized', logCode: 'invalid_signature', arrange: () => ({ ...AUTH_TEST, signSecret: 'sk_not_the_secret' }) },
-    { name: 'body changed after signing', status: 401, code: 'unauthorized', logCode: 'invalid_signature', arrange: () => ({ method: 'POST', url: '/sdk/v1/measurements', body: { source: 'web', durationSec: 61 }, signBody: { source: 'web', durationSec: 60 } }) },
-    { name: 'path changed after signing', status: 401, code: 'unauthorized', logCode: 'invalid_signature', arrange: () => ({ ...AUTH_TEST, signPath: '/sdk/v1/auth/other' }) },
-    { name: 'timestamp header changed after signing', status: 401, code: 'unauthorized', logCode: 'invalid_signature', arrange: (w) => ({ ...AUTH_TEST, headers: { 'x-timestamp': String(now(w) - 1) } }) },
-    { name: 'nonce header changed after signing', status: 401, code: 'unauthorized', logCode: 'invalid_signature', arrange: () => ({ ...AUTH_TEST, nonce: 'aaaaaaaaaaaa', headers: { 'x-nonce': 'bbbbbbbbbbbb' } }) },
-    { name: 'signature not base64 at all', status: 401, code: 'unauthorized', logCode: 'invalid_signature', arrange: () => ({ ...AUTH_TEST, headers: { 'x-signature': '!!!' } }) },
+    {
+      name: 'signed with another secret',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_signature',
+      arrange: () => ({ ...AUTH_TEST, signSecret: 'sk_not_the_secret' }),
+    },
+    {
+      name: 'body changed after signing',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_signature',
+      arrange: () => ({
+        method: 'POST',
+        url: '/sdk/v1/measurements',
+        body: { source: 'web', durationSec: 61 },
+        signBody: { source: 'web', durationSec: 60 },
+      }),
+    },
+    {
+      name: 'path changed after signing',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_signature',
+      arrange: () => ({ ...AUTH_TEST, signPath: '/sdk/v1/auth/other' }),
+    },
+    {
+      name: 'timestamp header changed after signing',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_signature',
+      arrange: (w) => ({ ...AUTH_TEST, headers: { 'x-timestamp': String(now(w) - 1) } }),
+    },
+    {
+      name: 'nonce header changed after signing',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_signature',
+      arrange: () => ({ ...AUTH_TEST, nonce: 'aaaaaaaaaaaa', headers: { 'x-nonce': 'bbbbbbbbbbbb' } }),
+    },
+    {
+      name: 'signature not base64 at all',
+      status: 401,
+      code: 'unauthorized',
+      logCode: 'invalid_signature',
+      arrange: () => ({ ...AUTH_TEST, headers: { 'x-signature': '!!!' } }),
+    },
   ];
 
   test.for(cases)('$name → $status $code, log $logCode', async (c, { world }) => {
@@ -178,11 +285,20 @@ describe('signature layer .error: every rejection, its status and its log code',
   });
 
   test('the same signed request replayed byte for byte is rejected', async ({ world }) => {
-    const opts = { method: 'POST', url: '/sdk/v1/measurements', body: goodMeasurement(), nonce: 'replay-me-please', timestamp: Math.floor(world.clock.now() / 1000) };
+    const opts = {
+      method: 'POST',
+      url: '/sdk/v1/measurements',
+      body: goodMeasurement(),
+      nonce: 'replay-me-please',
+      timestamp: Math.floor(world.clock.now() / 1000),
+    };
     expect((await signedInject(world.app, world.key, opts)).statusCode).toBe(201);
     const replay = await signedInject(world.app, world.key, opts);
     expect(replay.statusCode).toBe(401);
-    const count = await world.t.ctx.db.db.selectFrom('measurements').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const count = await world.t.ctx.db.db
+      .selectFrom('measurements')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
   });
 
@@ -197,7 +313,9 @@ describe('signature layer .error: every rejection, its status and its log code',
     expect((await world.call({ ...AUTH_TEST, nonce: 'nonce-after-bad' })).statusCode).toBe(200);
   });
 
-  test('every rejection leaves exactly one row, and an unsigned call to a signed path is 401 too', async ({ world }) => {
+  test('every rejection leaves exactly one row, and an unsigned call to a signed path is 401 too', async ({
+    world,
+  }) => {
     const res = await world.app.inject({ method: 'GET', url: '/sdk/v1/users' });
     expect(res.statusCode).toBe(401);
     expect(json(res).error.code).toBe('unauthorized');
@@ -208,8 +326,13 @@ describe('signature layer .error: every rejection, its status and its log code',
 });
 
 describe('signature layer .security', () => {
-  test('a stranger\'s garbage body is 401, never 400: JSON is parsed only after the signature', async ({ world }) => {
-    const res = await world.call({ method: 'POST', url: '/sdk/v1/measurements', body: '{not json', signSecret: 'sk_wrong' });
+  test("a stranger's garbage body is 401, never 400: JSON is parsed only after the signature", async ({ world }) => {
+    const res = await world.call({
+      method: 'POST',
+      url: '/sdk/v1/measurements',
+      body: '{not json',
+      signSecret: 'sk_wrong',
+    });
     expect(res.statusCode).toBe(401);
     expect(json(res).error.code).toBe('unauthorized');
   });
@@ -221,12 +344,20 @@ describe('signature layer .security', () => {
     expect(await logsOf(world)).toHaveLength(0);
   });
 
-  test.for(['text/plain', 'application/x-www-form-urlencoded', undefined])('a signed body sent as %s verifies, then is 400 validation_error (not JSON)', async (type, { world }) => {
-    const res = await world.call({ method: 'POST', url: '/sdk/v1/measurements', body: '{"source":"web"}', headers: { 'content-type': type } });
-    expect(res.statusCode).toBe(400);
-    expect(json(res).error.code).toBe('validation_error');
-    expect(await logsOf(world)).toHaveLength(0);
-  });
+  test.for(['text/plain', 'application/x-www-form-urlencoded', undefined])(
+    'a signed body sent as %s verifies, then is 400 validation_error (not JSON)',
+    async (type, { world }) => {
+      const res = await world.call({
+        method: 'POST',
+        url: '/sdk/v1/measurements',
+        body: '{"source":"web"}',
+        headers: { 'content-type': type },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(json(res).error.code).toBe('validation_error');
+      expect(await logsOf(world)).toHaveLength(0);
+    },
+  );
 
   test('the body limit (2 MB) answers 413 payload_too_large', async ({ world }) => {
     const big = JSON.stringify({ source: 'web', pad: 'x'.repeat(2 * 1024 * 1024) });
@@ -236,7 +367,11 @@ describe('signature layer .security', () => {
   });
 
   test('the secret is stored only as its SHA-256', async ({ world }) => {
-    const row = await world.t.ctx.db.db.selectFrom('api_keys').selectAll().where('id', '=', world.key.keyId).executeTakeFirstOrThrow();
+    const row = await world.t.ctx.db.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', world.key.keyId)
+      .executeTakeFirstOrThrow();
     const { createHash } = await import('node:crypto');
     expect(row.secret_sha256).toBe(createHash('sha256').update(world.key.secret).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(world.key.secret);
@@ -292,13 +427,32 @@ describe('server-side verification (node:crypto) agrees with the protocol vector
   const body = Buffer.from('{"source":"web","durationSec":60}');
   const sig = '08nt592HlYIcC1EYTeevsk9Gvt9sV+2JeIgaKG4kzMY=';
   test('accepts the vector, query ignored', () => {
-    expect(verifyNcs1(keyHex, 'POST', '/sdk/v1/measurements?advanced=true', '1700000000', 'nonce-0123456789', body, sig)).toBe(true);
+    expect(
+      verifyNcs1(keyHex, 'POST', '/sdk/v1/measurements?advanced=true', '1700000000', 'nonce-0123456789', body, sig),
+    ).toBe(true);
   });
   test.for([
-    ['signature of the raw-digest key', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', body, 'mM36sPeV2u9mY34KSeeOhScdBwLcf0Z2BEgNHaTNH80=']],
-    ['another body', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', Buffer.from('{}'), sig]],
+    [
+      'signature of the raw-digest key',
+      [
+        keyHex,
+        'POST',
+        '/sdk/v1/measurements',
+        '1700000000',
+        'nonce-0123456789',
+        body,
+        'mM36sPeV2u9mY34KSeeOhScdBwLcf0Z2BEgNHaTNH80=',
+      ],
+    ],
+    [
+      'another body',
+      [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', Buffer.from('{}'), sig],
+    ],
     ['no body', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', undefined, sig]],
-    ['a signature without padding', [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', body, sig.slice(0, -1)]],
+    [
+      'a signature without padding',
+      [keyHex, 'POST', '/sdk/v1/measurements', '1700000000', 'nonce-0123456789', body, sig.slice(0, -1)],
+    ],
   ] as const)('refuses %s', ([, args]) => {
     expect(verifyNcs1(...(args as unknown as Parameters<typeof verifyNcs1>))).toBe(false);
   });
@@ -315,12 +469,22 @@ describe('nonce replay across processes', () => {
     const b = (await buildServer(ctxB)).app;
     try {
       const key = await makeKey(ctxA);
-      const opts = { method: 'POST', url: '/sdk/v1/auth/test', nonce: 'cross-process-1', timestamp: Math.floor(clock.now() / 1000) };
+      const opts = {
+        method: 'POST',
+        url: '/sdk/v1/auth/test',
+        nonce: 'cross-process-1',
+        timestamp: Math.floor(clock.now() / 1000),
+      };
       expect((await signedInject(a, key, opts)).statusCode).toBe(200);
       clock.advance(1);
       const replay = await signedInject(b, key, opts);
       expect(replay.statusCode).toBe(401);
-      const rows = await store.db.db.selectFrom('usage_log').selectAll().where('key_id', '=', key.keyId).orderBy('time').execute();
+      const rows = await store.db.db
+        .selectFrom('usage_log')
+        .selectAll()
+        .where('key_id', '=', key.keyId)
+        .orderBy('time')
+        .execute();
       expect(rows.map((r) => r.error_code)).toEqual([null, 'nonce_reused']);
     } finally {
       await a.close();
@@ -360,7 +524,9 @@ describe('rate limits', () => {
   test('rateLimitPerMin applies to every signed path, the logs endpoint included (CLARIFICATIONS 3)', async () => {
     const w = await createWorld({ keyOptions: { rateLimitPerMin: 2 } });
     try {
-      expect((await w.call({ method: 'POST', url: '/sdk/v1/measurements', body: goodMeasurement() })).statusCode).toBe(201);
+      expect((await w.call({ method: 'POST', url: '/sdk/v1/measurements', body: goodMeasurement() })).statusCode).toBe(
+        201,
+      );
       expect((await w.call({ url: '/sdk/v1/users' })).statusCode).toBe(200);
       const res = await w.call({ url: '/sdk/v1/logs' });
       expect(res.statusCode).toBe(429);
@@ -387,7 +553,9 @@ describe('rate limits', () => {
     expect((await world.call(AUTH_TEST)).statusCode).toBe(200);
     const rows = await logsOf(world);
     // Successful log reads are not logged; the refused one is.
-    expect(rows.filter((r) => r.endpoint === '/sdk/v1/logs').map((r) => [r.status, r.error_code])).toEqual([['rate_limited', 'rate_limited']]);
+    expect(rows.filter((r) => r.endpoint === '/sdk/v1/logs').map((r) => [r.status, r.error_code])).toEqual([
+      ['rate_limited', 'rate_limited'],
+    ]);
     world.clock.advance(60_000);
     expect((await world.call({ url: '/sdk/v1/logs' })).statusCode).toBe(200);
   });
@@ -408,8 +576,18 @@ describe('rate limits', () => {
 describe('usage-log vocabulary', () => {
   test('this suite produces all ten errorCodes and no others exist', () => {
     expect([...USAGE_ERROR_CODES].sort()).toEqual(
-      ['missing_credentials', 'invalid_nonce', 'invalid_timestamp', 'timestamp_out_of_window', 'unknown_key', 'key_disabled', 'key_expired', 'invalid_signature', 'nonce_reused', 'rate_limited'].sort(),
+      [
+        'missing_credentials',
+        'invalid_nonce',
+        'invalid_timestamp',
+        'timestamp_out_of_window',
+        'unknown_key',
+        'key_disabled',
+        'key_expired',
+        'invalid_signature',
+        'nonce_reused',
+        'rate_limited',
+      ].sort(),
     );
   });
 });
-

@@ -20,9 +20,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function sqliteFile(
-  opts: { backgroundCheckpoint?: boolean } = {},
-): Promise<{ h: DbHandle; file: string }> {
+async function sqliteFile(opts: { backgroundCheckpoint?: boolean } = {}): Promise<{ h: DbHandle; file: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-hot-'));
   dirs.push(dir);
   const file = path.join(dir, 'vitals.db');
@@ -95,9 +93,7 @@ describe('group commit (SQLite)', () => {
       h.write((tx) => tx.insertInto('settings').values({ name, value: 'v' }).execute(), { single: true });
     const results = await Promise.allSettled([put('a'), put('taken'), put('b')]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    const names = (await h.db.selectFrom('settings').select('name').orderBy('name').execute()).map(
-      (r) => r.name,
-    );
+    const names = (await h.db.selectFrom('settings').select('name').orderBy('name').execute()).map((r) => r.name);
     expect(names).toEqual(['a', 'b', 'taken']);
   });
 
@@ -158,8 +154,7 @@ describe('background checkpoints (SQLite file)', () => {
         .execute();
     // The worker runs a PASSIVE checkpoint every 250 ms; wait for the file to take the pages.
     const deadline = Date.now() + 5000;
-    while (fs.statSync(file).size <= before && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    while (fs.statSync(file).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(fs.statSync(file).size).toBeGreaterThan(before + 200 * 2000);
     const other = new SQLite(file, { readonly: true });
     try {

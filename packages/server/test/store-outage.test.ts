@@ -23,7 +23,9 @@ interface LogLine {
   [k: string]: unknown;
 }
 
-async function worldWithLog(env: Record<string, string> = ENV): Promise<{ w: World; lines: string[]; logged(): LogLine[] }> {
+async function worldWithLog(
+  env: Record<string, string> = ENV,
+): Promise<{ w: World; lines: string[]; logged(): LogLine[] }> {
   const lines: string[] = [];
   const w = await createWorld({ env, logger: { level: 'warn', stream: { write: (l: string) => void lines.push(l) } } });
   return { w, lines, logged: () => lines.map((l) => JSON.parse(l) as LogLine) };
@@ -48,7 +50,12 @@ describe('the store holds no write for us', () => {
       const release = await holdStoreWriteLock(w.t);
       let res: LightMyRequestResponse;
       try {
-        res = await w.call({ method: 'POST', url: '/sdk/v1/measurements', body: goodMeasurement(), nonce: 'outage-nonce-1' });
+        res = await w.call({
+          method: 'POST',
+          url: '/sdk/v1/measurements',
+          body: goodMeasurement(),
+          nonce: 'outage-nonce-1',
+        });
       } finally {
         await release();
       }
@@ -56,7 +63,12 @@ describe('the store holds no write for us', () => {
       expect(await measurements(w)).toBe(0);
       // Nothing was spent either: the same call goes through now (a client retries with a new nonce anyway).
       w.clock.advance(1);
-      const again = await w.call({ method: 'POST', url: '/sdk/v1/measurements', body: goodMeasurement(), nonce: 'outage-nonce-1' });
+      const again = await w.call({
+        method: 'POST',
+        url: '/sdk/v1/measurements',
+        body: goodMeasurement(),
+        nonce: 'outage-nonce-1',
+      });
       expect(again.statusCode).toBe(201);
       expect(await measurements(w)).toBe(1);
     } finally {
@@ -90,7 +102,14 @@ describe('the store holds no write for us', () => {
       const sent: LightMyRequestResponse[] = [];
       try {
         for (const nonce of ['outage-log-nonce-1', 'outage-log-nonce-2']) {
-          sent.push(await w.call({ method: 'POST', url: '/sdk/v1/measurements', body: goodMeasurement({ userRef: 'patient-4711' }), nonce }));
+          sent.push(
+            await w.call({
+              method: 'POST',
+              url: '/sdk/v1/measurements',
+              body: goodMeasurement({ userRef: 'patient-4711' }),
+              nonce,
+            }),
+          );
           w.clock.advance(1);
         }
       } finally {
@@ -106,7 +125,15 @@ describe('the store holds no write for us', () => {
       }
       expect(logged().filter((l) => l.level >= 50)).toEqual([]);
       const text = lines.join('\n');
-      for (const secret of ['outage-log-nonce', 'patient-4711', 'insert', 'nonces', 'select', w.key.secret, w.key.keyId]) {
+      for (const secret of [
+        'outage-log-nonce',
+        'patient-4711',
+        'insert',
+        'nonces',
+        'select',
+        w.key.secret,
+        w.key.keyId,
+      ]) {
         expect(text, secret).not.toContain(secret);
       }
       if (PG_URL) {
@@ -131,7 +158,9 @@ describe.skipIf(!PG_URL)('PostgreSQL: writes past the batcher bound', () => {
       try {
         results = await Promise.all(
           // More than two batches of 64 plus the one that may wait.
-          Array.from({ length: 200 }, (_, i) => w.call({ method: 'POST', url: '/sdk/v1/auth/test', nonce: `bound-nonce-${i}` })),
+          Array.from({ length: 200 }, (_, i) =>
+            w.call({ method: 'POST', url: '/sdk/v1/auth/test', nonce: `bound-nonce-${i}` }),
+          ),
         );
       } finally {
         await release();

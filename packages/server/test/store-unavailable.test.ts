@@ -21,7 +21,8 @@ import { PgBossQueue } from '../src/queue/pg-boss.js';
 
 const withCode = (message: string, code: string, extra: Record<string, unknown> = {}): Error =>
   Object.assign(new Error(message), { code, ...extra });
-const dbError = (message: string, code: string): pg.DatabaseError => Object.assign(new pg.DatabaseError(message, 0, 'error'), { code });
+const dbError = (message: string, code: string): pg.DatabaseError =>
+  Object.assign(new pg.DatabaseError(message, 0, 'error'), { code });
 const refused = withCode('connect ECONNREFUSED 10.1.2.3:5432', 'ECONNREFUSED', { address: '10.1.2.3', port: 5432 });
 
 describe('unavailableReason', () => {
@@ -29,26 +30,50 @@ describe('unavailableReason', () => {
     ['a full batch queue', new StoreBusyError(), 'store_busy'],
     ['statement_timeout (57014)', dbError('canceling statement due to statement timeout', '57014'), '57014'],
     ['admin shutdown (57P01)', dbError('terminating connection due to administrator command', '57P01'), '57P01'],
-    ['crash shutdown (57P02)', dbError('terminating connection because of crash of another server process', '57P02'), '57P02'],
+    [
+      'crash shutdown (57P02)',
+      dbError('terminating connection because of crash of another server process', '57P02'),
+      '57P02',
+    ],
     ['cannot connect now (57P03)', dbError('the database system is starting up', '57P03'), '57P03'],
     ['too many connections (53300)', dbError('sorry, too many clients already', '53300'), '53300'],
-    ['the object store unreachable (ObjectStoreError keeps the socket code)', new ObjectStoreError('object store: get failed', 'ECONNREFUSED'), 'ECONNREFUSED'],
-    ['the object store throttling (S3 SlowDown, HTTP 503)', new ObjectStoreError('object store: put failed (SlowDown, HTTP 503)', 'SlowDown', 503), 'SlowDown'],
-    ['a write on a standby after a failover (25006)', dbError('cannot execute INSERT in a read-only transaction', '25006'), '25006'],
+    [
+      'the object store unreachable (ObjectStoreError keeps the socket code)',
+      new ObjectStoreError('object store: get failed', 'ECONNREFUSED'),
+      'ECONNREFUSED',
+    ],
+    [
+      'the object store throttling (S3 SlowDown, HTTP 503)',
+      new ObjectStoreError('object store: put failed (SlowDown, HTTP 503)', 'SlowDown', 503),
+      'SlowDown',
+    ],
+    [
+      'a write on a standby after a failover (25006)',
+      dbError('cannot execute INSERT in a read-only transaction', '25006'),
+      '25006',
+    ],
     ['connection failure (08006)', dbError('connection failure', '08006'), '08006'],
     ['cannot establish (08001)', dbError('could not connect', '08001'), '08001'],
     ['protocol violation (08P01)', dbError('unsupported startup parameter', '08P01'), '08P01'],
     ['ECONNREFUSED', refused, 'ECONNREFUSED'],
     ['ECONNRESET', withCode('read ECONNRESET', 'ECONNRESET'), 'ECONNRESET'],
     ['ETIMEDOUT', withCode('connect ETIMEDOUT 10.1.2.3:5432', 'ETIMEDOUT'), 'ETIMEDOUT'],
-    ['every address refused (AggregateError)', new AggregateError([refused, refused], 'connect failed'), 'ECONNREFUSED'],
+    [
+      'every address refused (AggregateError)',
+      new AggregateError([refused, refused], 'connect failed'),
+      'ECONNREFUSED',
+    ],
     ['a cause refused', new Error('query failed', { cause: refused }), 'ECONNREFUSED'],
     ['pool checkout timeout', new Error('timeout exceeded when trying to connect'), 'connect_timeout'],
     ['connection lost', new Error('Connection terminated unexpectedly'), 'connection_terminated'],
     ['connect timeout', new Error('Connection terminated due to connection timeout'), 'connection_terminated'],
     ['no reply (query_timeout)', new Error('Query read timeout'), 'query_read_timeout'],
     ['SQLITE_BUSY', new SQLite.SqliteError('database is locked', 'SQLITE_BUSY'), 'SQLITE_BUSY'],
-    ['SQLITE_BUSY_SNAPSHOT', new SQLite.SqliteError('database is locked', 'SQLITE_BUSY_SNAPSHOT'), 'SQLITE_BUSY_SNAPSHOT'],
+    [
+      'SQLITE_BUSY_SNAPSHOT',
+      new SQLite.SqliteError('database is locked', 'SQLITE_BUSY_SNAPSHOT'),
+      'SQLITE_BUSY_SNAPSHOT',
+    ],
     ['SQLITE_LOCKED', new SQLite.SqliteError('database table is locked', 'SQLITE_LOCKED'), 'SQLITE_LOCKED'],
     ['SQLITE_FULL', new SQLite.SqliteError('database or disk is full', 'SQLITE_FULL'), 'SQLITE_FULL'],
     ['SQLITE_IOERR_WRITE', new SQLite.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE'), 'SQLITE_IOERR_WRITE'],
@@ -65,9 +90,15 @@ describe('unavailableReason', () => {
     ['bad value (22P02)', dbError('invalid input syntax for type bigint', '22P02')],
     ['serialization failure (40001)', dbError('could not serialize access', '40001')],
     ['a coded error whose message looks like a lost connection', dbError('Connection terminated', '23505')],
-    ['SQLITE_CONSTRAINT_PRIMARYKEY', new SQLite.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_PRIMARYKEY')],
+    [
+      'SQLITE_CONSTRAINT_PRIMARYKEY',
+      new SQLite.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_PRIMARYKEY'),
+    ],
     ['SQLITE_ERROR (a bad statement)', new SQLite.SqliteError('no such table: t', 'SQLITE_ERROR')],
-    ['the object store refusing the credentials (S3 AccessDenied)', new ObjectStoreError('object store: get failed (AccessDenied, HTTP 403)', 'AccessDenied', 403)],
+    [
+      'the object store refusing the credentials (S3 AccessDenied)',
+      new ObjectStoreError('object store: get failed (AccessDenied, HTTP 403)', 'AccessDenied', 403),
+    ],
     ['a plain Error', new Error('boom')],
     ['a TypeError', new TypeError('cannot read properties of undefined')],
     ['an ApiError', new ApiError('not_found', 'nope')],
@@ -80,7 +111,11 @@ describe('unavailableReason', () => {
   });
 
   test('toWireError: 503 service_unavailable, Retry-After 1, a fixed message that names no host or SQL', () => {
-    for (const err of [refused, dbError('canceling statement due to statement timeout', '57014'), new StoreBusyError()]) {
+    for (const err of [
+      refused,
+      dbError('canceling statement due to statement timeout', '57014'),
+      new StoreBusyError(),
+    ]) {
       const w = toWireError(err);
       expect(w).toEqual({
         status: 503,
@@ -139,7 +174,10 @@ describe('real failures are classified', () => {
       for (const s of sockets) s.destroy();
       return new Promise<void>((r) => silent.close(() => r()));
     });
-    const h = openDatabase({ databaseUrl: `postgres://vitals@127.0.0.1:${port(silent)}/vitals`, connectTimeoutMs: 300 });
+    const h = openDatabase({
+      databaseUrl: `postgres://vitals@127.0.0.1:${port(silent)}/vitals`,
+      connectTimeoutMs: 300,
+    });
     cleanups.push(() => h.close());
     const started = Date.now();
     const err = await sql`select 1`.execute(h.db).catch((e: unknown) => e);
@@ -248,7 +286,10 @@ describe("pg-boss's own pool", () => {
     const sockets = new Set<net.Socket>();
     silent.on('connection', (s) => sockets.add(s));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-    const queue = new PgBossQueue(`postgres://vitals@127.0.0.1:${port(silent)}/vitals`, { expireInSeconds: 30, connectTimeoutMs: 300 });
+    const queue = new PgBossQueue(`postgres://vitals@127.0.0.1:${port(silent)}/vitals`, {
+      expireInSeconds: 30,
+      connectTimeoutMs: 300,
+    });
     try {
       const started = Date.now();
       const err = await queue.enqueue('cj_0123456789abcdef').catch((e: unknown) => e);
@@ -266,8 +307,17 @@ describe.skipIf(!process.env.VITALS_TEST_DATABASE_URL)("pg-boss's own pool on a 
   test('its connections run with the store statement timeout, so a query that runs too long ends (57014, unavailable)', async () => {
     const url = process.env.VITALS_TEST_DATABASE_URL!;
     const schema = `t_pgboss_${Math.random().toString(16).slice(2, 10)}`;
-    const queue = new PgBossQueue(url, { schema, expireInSeconds: 30, connectTimeoutMs: 2000, statementTimeoutMs: 300 });
-    const boss = (queue as unknown as { boss: { start(): Promise<unknown>; getDb(): { executeSql(text: string): Promise<{ rows: any[] }> } } }).boss;
+    const queue = new PgBossQueue(url, {
+      schema,
+      expireInSeconds: 30,
+      connectTimeoutMs: 2000,
+      statementTimeoutMs: 300,
+    });
+    const boss = (
+      queue as unknown as {
+        boss: { start(): Promise<unknown>; getDb(): { executeSql(text: string): Promise<{ rows: any[] }> } };
+      }
+    ).boss;
     try {
       await boss.start();
       const db = boss.getDb();

@@ -16,7 +16,14 @@ import { migrationProvider } from '../src/store/migrations/index.js';
 import { createKey, createOrg, getKey, getOrg, setKeyStatus } from '../src/store/orgs-keys.js';
 import { spendNonce, sweepNonces } from '../src/store/nonces.js';
 import { appendUsage, listUsage, usageLogRow, type UsageRow } from '../src/store/usage-log.js';
-import { baselineRows, getMeasurement, insertMeasurement, listUserMeasurements, listUsers, measurementRow } from '../src/store/measurements.js';
+import {
+  baselineRows,
+  getMeasurement,
+  insertMeasurement,
+  listUserMeasurements,
+  listUsers,
+  measurementRow,
+} from '../src/store/measurements.js';
 import { addMonthUsage, getMonthUsage, monthOf } from '../src/store/metering.js';
 import { serverSecret } from '../src/store/settings.js';
 import type { Measurement } from '../src/domain/measurement.js';
@@ -125,7 +132,18 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
 
     test('a key round-trips; its secret is stored only as SHA-256', async () => {
       const org = await createOrg(db(), 'o', 0, T);
-      const { key, secret } = await createKey(db(), { orgId: org.id, rateLimitPerMin: 30, quotaSecondsMonth: 3600, tokenQuotaMonthMicro: 5_000_000, expiresAt: T + 1, features: ['hrv', 'nonsense', 'bp'] }, T);
+      const { key, secret } = await createKey(
+        db(),
+        {
+          orgId: org.id,
+          rateLimitPerMin: 30,
+          quotaSecondsMonth: 3600,
+          tokenQuotaMonthMicro: 5_000_000,
+          expiresAt: T + 1,
+          features: ['hrv', 'nonsense', 'bp'],
+        },
+        T,
+      );
       const got = await getKey(db(), key.id);
       expect(got).toEqual({
         id: key.id,
@@ -147,7 +165,12 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
     test('optional key limits come back as null', async () => {
       const org = await createOrg(db(), 'o', 0, T);
       const { key } = await createKey(db(), { orgId: org.id }, T);
-      expect(await getKey(db(), key.id)).toMatchObject({ rateLimitPerMin: 0, quotaSecondsMonth: null, tokenQuotaMonthMicro: null, expiresAt: null });
+      expect(await getKey(db(), key.id)).toMatchObject({
+        rateLimitPerMin: 0,
+        quotaSecondsMonth: null,
+        tokenQuotaMonthMicro: null,
+        expiresAt: null,
+      });
     });
 
     test('setKeyStatus flips status and reports unknown ids', async () => {
@@ -176,7 +199,9 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
     });
 
     test('concurrent spends of one nonce: exactly one wins', async () => {
-      const results = await Promise.all(Array.from({ length: 8 }, () => spendNonce(db(), 'k', 'race-nonce', T, 600_000)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => spendNonce(db(), 'k', 'race-nonce', T, 600_000)),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
@@ -201,7 +226,10 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
         expect(await spendNonce(fdb, 'k', 'fresh-after', T, 600_000)).toBe(true);
         expect(await sweepNonces(fdb, T + 600_001)).toBe(3);
         if (adapter.name === 'sqlite') {
-          const { rows } = await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where tbl_name = 'nonces' order by name`.execute(fdb);
+          const { rows } = await sql<{
+            name: string;
+            sql: string;
+          }>`select name, sql from sqlite_master where tbl_name = 'nonces' order by name`.execute(fdb);
           // No separate index for the key: the rows are stored in its B-tree (a rowid table also had sqlite_autoindex_nonces_1).
           expect(rows.map((r) => r.name)).toEqual(['nonces', 'nonces_expiry']);
           expect(rows[0].sql).toMatch(/without rowid\s*$/i);
@@ -214,14 +242,25 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
 
   describe('usage log', () => {
     test('rows round-trip with every field and numeric time/latency', async () => {
-      const row = usage({ status: 'unauthorized', latencyMs: null, error: 'bad', errorCode: 'invalid_signature', qualityLevel: null });
+      const row = usage({
+        status: 'unauthorized',
+        latencyMs: null,
+        error: 'bad',
+        errorCode: 'invalid_signature',
+        qualityLevel: null,
+      });
       await appendUsage(db(), 'k', row);
       const [got] = await listUsage(db(), 'k', { time: 0, id: ZERO_LOG_ID, inclusiveTime: true }, 10);
       expect(got).toEqual(row);
     });
 
     test('keyset: oldest first over (time, id), strictly after the cursor, inclusive from a time', async () => {
-      const rows = [usage({ time: T, id: 'log_000000000000000000000002' }), usage({ time: T, id: 'log_000000000000000000000001' }), usage({ time: T + 1, id: 'log_000000000000000000000000' }), usage({ time: T - 1 })];
+      const rows = [
+        usage({ time: T, id: 'log_000000000000000000000002' }),
+        usage({ time: T, id: 'log_000000000000000000000001' }),
+        usage({ time: T + 1, id: 'log_000000000000000000000000' }),
+        usage({ time: T - 1 }),
+      ];
       for (const r of rows) await appendUsage(db(), 'k', r);
       await appendUsage(db(), 'other', usage({ time: T }));
       const all = await listUsage(db(), 'k', { time: 0, id: ZERO_LOG_ID, inclusiveTime: true }, 10);
@@ -231,7 +270,12 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
         [T, 'log_000000000000000000000002'],
         [T + 1, 'log_000000000000000000000000'],
       ]);
-      const after = await listUsage(db(), 'k', { time: T, id: 'log_000000000000000000000001', inclusiveTime: false }, 10);
+      const after = await listUsage(
+        db(),
+        'k',
+        { time: T, id: 'log_000000000000000000000001', inclusiveTime: false },
+        10,
+      );
       expect(after.map((r) => r.id)).toEqual(['log_000000000000000000000002', 'log_000000000000000000000000']);
       const since = await listUsage(db(), 'k', { time: T, id: ZERO_LOG_ID, inclusiveTime: true }, 2);
       expect(since.map((r) => r.id)).toEqual(['log_000000000000000000000001', 'log_000000000000000000000002']);
@@ -257,17 +301,36 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
     });
 
     test('listUsers: most recent first, numeric summary, scoped to the key, paged', async () => {
-      await insertMeasurement(db(), measurement('k', { userRef: 'a', quality: { level: 'good', score: 0.9, usable: true } }), null, 'o', T);
+      await insertMeasurement(
+        db(),
+        measurement('k', { userRef: 'a', quality: { level: 'good', score: 0.9, usable: true } }),
+        null,
+        'o',
+        T,
+      );
       await insertMeasurement(db(), measurement('k', { userRef: 'b' }), null, 'o', T + 10);
-      await insertMeasurement(db(), measurement('k', { userRef: 'a', quality: { level: 'fair', score: 0.4, usable: true } }), null, 'o', T + 20);
+      await insertMeasurement(
+        db(),
+        measurement('k', { userRef: 'a', quality: { level: 'fair', score: 0.4, usable: true } }),
+        null,
+        'o',
+        T + 20,
+      );
       await insertMeasurement(db(), measurement('k', { userRef: 'B' }), null, 'o', T + 5);
       await insertMeasurement(db(), measurement('other', { userRef: 'z' }), null, 'o', T + 30);
       await insertMeasurement(db(), measurement('k'), null, 'o', T + 40);
       const { items, total } = await listUsers(db(), 'k', 1, 10);
       expect(total).toBe(3);
       expect(items.map((u) => u.userRef)).toEqual(['a', 'b', 'B']);
-      expect(items[0]).toEqual({ userRef: 'a', measurements: 2, firstSeenAt: T, lastSeenAt: T + 20, avgQuality: expect.closeTo(0.65, 9) });
-      for (const v of [items[0].measurements, items[0].firstSeenAt, items[0].avgQuality]) expect(typeof v).toBe('number');
+      expect(items[0]).toEqual({
+        userRef: 'a',
+        measurements: 2,
+        firstSeenAt: T,
+        lastSeenAt: T + 20,
+        avgQuality: expect.closeTo(0.65, 9),
+      });
+      for (const v of [items[0].measurements, items[0].firstSeenAt, items[0].avgQuality])
+        expect(typeof v).toBe('number');
       expect((await listUsers(db(), 'k', 2, 2)).items.map((u) => u.userRef)).toEqual(['B']);
     });
 
@@ -283,10 +346,14 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
     });
 
     test('baselineRows: usable (complete, good/fair) in the window, newest first, capped, numbers not strings', async () => {
-      const put = (at: number, over: Partial<Measurement>) => insertMeasurement(db(), measurement('k', { userRef: 'u', ...over }), null, 'o', at);
+      const put = (at: number, over: Partial<Measurement>) =>
+        insertMeasurement(db(), measurement('k', { userRef: 'u', ...over }), null, 'o', at);
       await put(T - 100, { cardiac: { heartRate: { value: 50, unit: 'bpm' } } }); // before the window
       await put(T, { cardiac: { heartRate: { value: 60.5, unit: 'bpm' } } });
-      await put(T + 1, { cardiac: { heartRate: { value: 61, unit: 'bpm' } }, quality: { level: 'fair', score: 0.5, usable: true } });
+      await put(T + 1, {
+        cardiac: { heartRate: { value: 61, unit: 'bpm' } },
+        quality: { level: 'fair', score: 0.5, usable: true },
+      });
       await put(T + 2, { cardiac: { heartRate: { value: 62, unit: 'bpm' } }, isComplete: false });
       await put(T + 3, { cardiac: { heartRate: null }, quality: { level: 'poor', score: 0.1, usable: false } });
       await put(T + 4, { cardiac: { heartRate: { value: 63, unit: 'bpm' } } });
@@ -299,7 +366,14 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
 
   describe('write units (one transaction per signed write)', () => {
     const count = async (table: 'measurements' | 'usage_log') =>
-      Number((await db().selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db()
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     test('a unit that throws after writing leaves no half-written rows; its caller gets the error', async () => {
       const m = measurement('k');
@@ -325,7 +399,14 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
           }),
         ),
       );
-      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+      ]);
       for (const [i, m] of ms.entries()) expect(Boolean(await getMeasurement(db(), 'k', m.id))).toBe(i !== 2);
       expect(await count('measurements')).toBe(5);
       expect(await count('usage_log')).toBe(5);
@@ -372,7 +453,10 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
 
     test('spendNonce (batched on PostgreSQL): one of concurrent spends wins, an expired nonce is taken over', async () => {
       const spend = (nonce: string, now = T, ttlMs = 600_000) => h.db.spendNonce({ keyId: 'k', nonce, now, ttlMs });
-      const results = await Promise.all([...Array.from({ length: 6 }, () => spend('same-nonce')), spend('other-nonce')]);
+      const results = await Promise.all([
+        ...Array.from({ length: 6 }, () => spend('same-nonce')),
+        spend('other-nonce'),
+      ]);
       expect(results.filter(Boolean)).toHaveLength(2);
       expect(results[6]).toBe(true);
       expect(await spend('same-nonce', T + 599_999)).toBe(false);
@@ -382,12 +466,19 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
 
     const guarded = (nonce: string, over: { now?: number; usageId?: string } = {}) => {
       const m = measurement('k');
-      const u = { ...usage({ endpoint: '/sdk/v1/measurements', qualityLevel: 'good' }), ...(over.usageId ? { id: over.usageId } : {}) };
+      const u = {
+        ...usage({ endpoint: '/sdk/v1/measurements', qualityLevel: 'good' }),
+        ...(over.usageId ? { id: over.usageId } : {}),
+      };
       const rows = [
         { table: 'measurements' as const, values: measurementRow(m, null, 'o', T) },
         { table: 'usage_log' as const, values: usageLogRow('k', u) },
       ];
-      return { m, u, run: () => h.db.spendNonceAndInsert({ keyId: 'k', nonce, now: over.now ?? T, ttlMs: 600_000 }, rows) };
+      return {
+        m,
+        u,
+        run: () => h.db.spendNonceAndInsert({ keyId: 'k', nonce, now: over.now ?? T, ttlMs: 600_000 }, rows),
+      };
     };
 
     test('spendNonceAndInsert stores the nonce and its rows together; a spent nonce stores nothing', async () => {
@@ -407,9 +498,21 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
     test('spendNonceAndInsert: a failing row stores nothing and leaves the nonce unspent; calls alongside it are stored', async () => {
       const taken = usage();
       await appendUsage(db(), 'k', taken);
-      const calls = [guarded('g-a'), guarded('g-bad', { usageId: taken.id }), guarded('g-b'), guarded('g-a'), guarded('g-c')];
+      const calls = [
+        guarded('g-a'),
+        guarded('g-bad', { usageId: taken.id }),
+        guarded('g-b'),
+        guarded('g-a'),
+        guarded('g-c'),
+      ];
       const results = await Promise.allSettled(calls.map((c) => c.run()));
-      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([true, 'rejected', true, false, true]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual([
+        true,
+        'rejected',
+        true,
+        false,
+        true,
+      ]);
       expect(await getMeasurement(db(), 'k', calls[1].m.id)).toBeUndefined();
       expect(await getMeasurement(db(), 'k', calls[3].m.id)).toBeUndefined();
       expect(await count('measurements')).toBe(3);
@@ -438,7 +541,11 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
       const month = monthOf(T);
       expect(month).toBe('2026-11');
       expect(await getMonthUsage(db(), 'k', month)).toEqual({ cloudSeconds: 0, tokensMicro: 0 });
-      await Promise.all([addMonthUsage(db(), 'k', month, 10.5, 1000), addMonthUsage(db(), 'k', month, 20, 2000), addMonthUsage(db(), 'k', month, 1, 3)]);
+      await Promise.all([
+        addMonthUsage(db(), 'k', month, 10.5, 1000),
+        addMonthUsage(db(), 'k', month, 20, 2000),
+        addMonthUsage(db(), 'k', month, 1, 3),
+      ]);
       expect(await getMonthUsage(db(), 'k', month)).toEqual({ cloudSeconds: 31.5, tokensMicro: 3003 });
       expect(await getMonthUsage(db(), 'k', '2026-12')).toEqual({ cloudSeconds: 0, tokensMicro: 0 });
     });

@@ -52,7 +52,9 @@ describe('two servers, one database', () => {
     const key = await makeKey(a.ctx);
     const s = await createSession(asServer(a), key);
     const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-    const other = await TestClient.connect(s.wsUrl.replace(a.baseUrl.replace('http', 'ws'), b.baseUrl.replace('http', 'ws')));
+    const other = await TestClient.connect(
+      s.wsUrl.replace(a.baseUrl.replace('http', 'ws'), b.baseUrl.replace('http', 'ws')),
+    );
     other.json({ t: 'hello', protocol: 1, token: s.sessionToken });
     expect((await other.fatal()).error.code).toBe('session_already_used');
     c.json({ t: 'abort' });
@@ -65,7 +67,12 @@ describe('two servers, one database', () => {
       const s = await createSession(asServer(b), key);
       const wsA = `${a.baseUrl.replace('http', 'ws')}/sdk/v1/cloud/stream`;
       const wsB = `${b.baseUrl.replace('http', 'ws')}/sdk/v1/cloud/stream`;
-      const clients = await Promise.all([TestClient.connect(wsA), TestClient.connect(wsB), TestClient.connect(wsA), TestClient.connect(wsB)]);
+      const clients = await Promise.all([
+        TestClient.connect(wsA),
+        TestClient.connect(wsB),
+        TestClient.connect(wsA),
+        TestClient.connect(wsB),
+      ]);
       for (const c of clients) c.json({ t: 'hello', protocol: 1, token: s.sessionToken });
       await new Promise((r) => setTimeout(r, 400));
       expect(clients.filter((c) => c.events.some((e) => e.t === 'ready'))).toHaveLength(1);

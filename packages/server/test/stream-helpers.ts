@@ -10,10 +10,23 @@ import { jobToWire } from '../src/domain/jobs.js';
 
 export { startTestServer };
 
-export async function signedFetch(srv: TestServer, key: TestKey, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+export async function signedFetch(
+  srv: TestServer,
+  key: TestKey,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> = {
-    ...(await signRequest({ keyId: key.keyId, secret: key.secret, method, path, body: text, timestamp: Math.floor(srv.clock.now() / 1000) })),
+    ...(await signRequest({
+      keyId: key.keyId,
+      secret: key.secret,
+      method,
+      path,
+      body: text,
+      timestamp: Math.floor(srv.clock.now() / 1000),
+    })),
   };
   if (text !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(srv.baseUrl + path, { method, headers, body: text });
@@ -29,7 +42,11 @@ export async function createSession(srv: TestServer, key: TestKey, body: Record<
 }
 
 /** A session created with the key and its socket past `ready`, with `frames` crops already sent. */
-export async function startRunningSession(srv: TestServer, key: TestKey, frames = 0): Promise<{ s: any; c: TestClient }> {
+export async function startRunningSession(
+  srv: TestServer,
+  key: TestKey,
+  frames = 0,
+): Promise<{ s: any; c: TestClient }> {
   const s = await createSession(srv, key);
   const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
   for (let i = 0; i < frames; i++) c.bin(crop(i, i * 33_333));
@@ -64,10 +81,12 @@ export class TestClient {
   private waiters: Array<() => void> = [];
 
   private constructor(readonly ws: WebSocket) {
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => {
-      resolve({ code, reason: reason.toString() });
-      this.wake();
-    }));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() });
+        this.wake();
+      }),
+    );
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.events.push(JSON.parse(data.toString()));
       this.wake();
@@ -86,7 +105,11 @@ export class TestClient {
   }
 
   /** Connects and completes the handshake; returns the client and its `ready`. */
-  static async ready(url: string, token: string, extra: Record<string, unknown> = {}): Promise<{ c: TestClient; ready: StreamEvent }> {
+  static async ready(
+    url: string,
+    token: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ c: TestClient; ready: StreamEvent }> {
     const c = await TestClient.connect(url);
     c.json({ t: 'hello', protocol: 1, token, ...extra });
     const ready = await c.next('ready');
@@ -111,7 +134,8 @@ export class TestClient {
     for (;;) {
       const e = this.events.find((x) => x.t === t);
       if (e) return e;
-      if (this.ws.readyState === WebSocket.CLOSED) throw new Error(`socket closed before "${t}"; got ${JSON.stringify(this.events)}`);
+      if (this.ws.readyState === WebSocket.CLOSED)
+        throw new Error(`socket closed before "${t}"; got ${JSON.stringify(this.events)}`);
       const left = until - Date.now();
       if (left <= 0) throw new Error(`no "${t}" within ${timeoutMs} ms; got ${JSON.stringify(this.events)}`);
       await new Promise<void>((resolve) => {
@@ -128,7 +152,9 @@ export class TestClient {
   async fatal(timeoutMs = 5000): Promise<{ error: StreamEvent; close: { code: number; reason: string } }> {
     const close = await Promise.race([
       this.closed,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`socket not closed; got ${JSON.stringify(this.events)}`)), timeoutMs)),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`socket not closed; got ${JSON.stringify(this.events)}`)), timeoutMs),
+      ),
     ]);
     const error = this.events.find((e) => e.t === 'error');
     if (!error) throw new Error(`closed ${close.code} without an error event; got ${JSON.stringify(this.events)}`);

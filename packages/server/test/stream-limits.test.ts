@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generatePhantom } from '@vitals/engine';
 import { encodeFaceCrop, type FaceCropPacket } from '@vitals/protocol';
 import { ManualClock, type TestKey, type TestServer } from '../src/testing.js';
-import { TestClient, createSession, crop, jobOf, sendWithinRate, settledJob, startTestServer } from './stream-helpers.js';
+import {
+  TestClient,
+  createSession,
+  crop,
+  jobOf,
+  sendWithinRate,
+  settledJob,
+  startTestServer,
+} from './stream-helpers.js';
 
 describe('frame rate (32 per second)', () => {
   let srv: TestServer;
@@ -25,7 +33,10 @@ describe('frame rate (32 per second)', () => {
     const { error, close } = await c.fatal();
     expect(error).toMatchObject({ code: 'frame_rate_exceeded', fatal: true });
     expect(close.code).toBe(1008);
-    expect(await settledJob(srv, s.sessionId)).toMatchObject({ status: 'failed', error: { code: 'frame_rate_exceeded' } });
+    expect(await settledJob(srv, s.sessionId)).toMatchObject({
+      status: 'failed',
+      error: { code: 'frame_rate_exceeded' },
+    });
   });
 
   test('exactly 32 fps by capture time, sent in a burst, is accepted', async () => {
@@ -67,26 +78,36 @@ describe('duration and signal', () => {
   });
   afterAll(() => srv.close());
 
-  test("a frame past the token's duration → duration_exceeded (non-fatal), then the final of what came before", { timeout: 20_000 }, async () => {
-    const s = await createSession(srv, key, { durationSec: 20 });
-    const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-    // 10 fps: 20 s of capture and one frame past it, sent as fast as the rate rule allows (~5 s).
-    await sendWithinRate(c, Array.from({ length: 202 }, (_, i) => crop(i, i * 100_000)));
-    const final = await c.next('final');
-    const errors = c.events.filter((e) => e.t === 'error');
-    expect(errors[0]).toMatchObject({ code: 'duration_exceeded', fatal: false });
-    expect(c.events.indexOf(errors[0])).toBeLessThan(c.events.indexOf(final));
-    expect((await c.closed).code).toBe(1000);
-    const job = await settledJob(srv, s.sessionId);
-    expect(job).toMatchObject({ status: 'completed', framesProcessed: 200 });
-  });
+  test(
+    "a frame past the token's duration → duration_exceeded (non-fatal), then the final of what came before",
+    { timeout: 20_000 },
+    async () => {
+      const s = await createSession(srv, key, { durationSec: 20 });
+      const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
+      // 10 fps: 20 s of capture and one frame past it, sent as fast as the rate rule allows (~5 s).
+      await sendWithinRate(
+        c,
+        Array.from({ length: 202 }, (_, i) => crop(i, i * 100_000)),
+      );
+      const final = await c.next('final');
+      const errors = c.events.filter((e) => e.t === 'error');
+      expect(errors[0]).toMatchObject({ code: 'duration_exceeded', fatal: false });
+      expect(c.events.indexOf(errors[0])).toBeLessThan(c.events.indexOf(final));
+      expect((await c.closed).code).toBe(1000);
+      const job = await settledJob(srv, s.sessionId);
+      expect(job).toMatchObject({ status: 'completed', framesProcessed: 200 });
+    },
+  );
 
   test('noise crops → insufficient_signal (non-fatal) and a final with poor quality and null metrics', async () => {
     const s = await createSession(srv, key, { durationSec: 30 });
     const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
     // 22 s of pure-noise crops at 8 fps, sent within the wall-clock rule (~4 s).
     const { packets } = generatePhantom({ durationSec: 22, fps: 8, pureNoise: true, seed: 3 });
-    await sendWithinRate(c, packets.map((p) => encodeFaceCrop(p as FaceCropPacket)));
+    await sendWithinRate(
+      c,
+      packets.map((p) => encodeFaceCrop(p as FaceCropPacket)),
+    );
     c.json({ t: 'stop' });
     const final = await c.next('final', 15_000);
     for (const e of c.events.filter((x) => x.t === 'hr')) expect(e.sqi).toBeGreaterThan(0.38);
@@ -103,7 +124,10 @@ describe('duration and signal', () => {
       bloodPressure: null,
       spo2: null,
     });
-    expect(await settledJob(srv, s.sessionId)).toMatchObject({ status: 'completed', measurementId: final.measurementId });
+    expect(await settledJob(srv, s.sessionId)).toMatchObject({
+      status: 'completed',
+      measurementId: final.measurementId,
+    });
   }, 30_000);
 });
 

@@ -8,7 +8,15 @@ import { encodeFaceCrop, encodeTelemetry } from '@vitals/protocol';
 import { getMeasurement } from '../src/store/measurements.js';
 import { getMonthUsage, monthOf } from '../src/store/metering.js';
 import type { TestKey, TestServer } from '../src/testing.js';
-import { TestClient, createSession, jobOf, sendPaced, settledJob, signedFetch, startTestServer } from './stream-helpers.js';
+import {
+  TestClient,
+  createSession,
+  jobOf,
+  sendPaced,
+  settledJob,
+  signedFetch,
+  startTestServer,
+} from './stream-helpers.js';
 
 /** Heart-rate tolerance against the phantom's truth (spectral resolution of a ~22 s capture). */
 const HR_TOLERANCE_BPM = 3;
@@ -24,14 +32,24 @@ afterAll(() => srv.close());
 
 describe('streaming a phantom in real time', () => {
   test('live hr events, then a final stored measurement matching the truth', { timeout: 60_000 }, async () => {
-    const { packets, truth } = generatePhantom({ heartRateBpm: 78, durationSec: CAPTURE_SEC, fps: 30, seed: 5, telemetry: true });
+    const { packets, truth } = generatePhantom({
+      heartRateBpm: 78,
+      durationSec: CAPTURE_SEC,
+      fps: 30,
+      seed: 5,
+      telemetry: true,
+    });
     const s = await createSession(srv, key, { durationSec: 30, userRef: 'user-42', features: ['hrv', 'bp', 'spo2'] });
     expect(await jobOf(srv, s.sessionId)).toMatchObject({ jobId: s.sessionId, mode: 'stream', status: 'pending' });
 
     const { c, ready } = await TestClient.ready(s.wsUrl, s.sessionToken);
     expect(ready).toMatchObject({ sessionId: s.sessionId, acceptedFeatures: ['hrv', 'bp', 'spo2'] });
     const bytes = packets.map((p) => (p.type === 1 ? encodeFaceCrop(p) : encodeTelemetry(p as any)));
-    await sendPaced(c, bytes, packets.map((p) => p.tMicros));
+    await sendPaced(
+      c,
+      bytes,
+      packets.map((p) => p.tMicros),
+    );
     c.json({ t: 'ping' });
     await c.next('pong');
     c.json({ t: 'stop' });
@@ -48,13 +66,25 @@ describe('streaming a phantom in real time', () => {
 
     const m = final.measurement;
     expect(final.measurementId).toMatch(/^meas_[0-9a-f]{24}$/);
-    expect(m).toMatchObject({ id: final.measurementId, origin: 'cloud', attested: true, userRef: 'user-42', keyId: key.keyId });
+    expect(m).toMatchObject({
+      id: final.measurementId,
+      origin: 'cloud',
+      attested: true,
+      userRef: 'user-42',
+      keyId: key.keyId,
+    });
     expect(m.quality.level).not.toBe('poor');
     expect(Math.abs(m.cardiac.heartRate.value - truth.heartRateBpm)).toBeLessThanOrEqual(HR_TOLERANCE_BPM);
     expect(m.emotion).toBeUndefined(); // not ordered
 
     const job = await settledJob(srv, s.sessionId);
-    expect(job).toMatchObject({ jobId: s.sessionId, mode: 'stream', status: 'completed', measurementId: final.measurementId, userRef: 'user-42' });
+    expect(job).toMatchObject({
+      jobId: s.sessionId,
+      mode: 'stream',
+      status: 'completed',
+      measurementId: final.measurementId,
+      userRef: 'user-42',
+    });
     expect(job.framesProcessed).toBe(packets.filter((p) => p.type === 1).length);
     expect(job.startedAt).toBeGreaterThanOrEqual(job.createdAt);
     const stored = await getMeasurement(srv.ctx.db.db, key.keyId, final.measurementId);

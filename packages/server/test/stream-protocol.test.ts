@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeAuxChunks, encodeQuality, encodeTelemetry } from '@vitals/protocol';
 import { signSessionToken } from '../src/domain/session-token.js';
 import type { TestKey, TestServer } from '../src/testing.js';
-import { TestClient, createSession, crop, jobOf, settledJob, startRunningSession, startTestServer } from './stream-helpers.js';
+import {
+  TestClient,
+  createSession,
+  crop,
+  jobOf,
+  settledJob,
+  startRunningSession,
+  startTestServer,
+} from './stream-helpers.js';
 
 let srv: TestServer;
 let key: TestKey;
@@ -23,7 +31,9 @@ function u8(len: number, fill = 0): Uint8Array {
   return new Uint8Array(len).fill(fill);
 }
 
-function auxChunk(over: { chunkIndex?: number; chunkCount?: number; byteLength?: number; payload?: number } = {}): Uint8Array {
+function auxChunk(
+  over: { chunkIndex?: number; chunkCount?: number; byteLength?: number; payload?: number } = {},
+): Uint8Array {
   const payload = over.payload ?? 100;
   const b = new Uint8Array(20 + payload);
   const dv = new DataView(b.buffer);
@@ -49,10 +59,27 @@ describe('binary packets after ready: each malformed kind is a fatal protocol_er
     ['unknown type', () => Uint8Array.of(9, 1, 0, 0)],
     ['type 0', () => Uint8Array.of(0, 1)],
     ['one byte', () => Uint8Array.of(1)],
-    ['wrong protocol byte', () => { const b = crop(0, 0); b[1] = 2; return b; }],
+    [
+      'wrong protocol byte',
+      () => {
+        const b = crop(0, 0);
+        b[1] = 2;
+        return b;
+      },
+    ],
     ['face crop one byte short', () => crop(0, 0).subarray(0, 3899)],
-    ['face crop one byte long', () => { const b = u8(3901); b.set(crop(0, 0)); return b; }],
-    ['quality packet of 17 bytes', () => encodeQuality({ tMicros: 0, faceWidthRatio: 0.4, meanBrightness: 0.5, motionScore: 0 }).subarray(0, 17)],
+    [
+      'face crop one byte long',
+      () => {
+        const b = u8(3901);
+        b.set(crop(0, 0));
+        return b;
+      },
+    ],
+    [
+      'quality packet of 17 bytes',
+      () => encodeQuality({ tMicros: 0, faceWidthRatio: 0.4, meanBrightness: 0.5, motionScore: 0 }).subarray(0, 17),
+    ],
     ['telemetry of 61 bytes', () => encodeTelemetry({ tMicros: 0, slots: u8(56) }).subarray(0, 61)],
     ['telemetry reserved slot non-zero', telemetryWithReservedSlot],
     ['aux chunkCount zero', () => auxChunk({ chunkCount: 0 })],
@@ -195,7 +222,14 @@ describe('tokens', () => {
   test('a token signed with another secret → token_invalid', async () => {
     const s = await createSession(srv, key);
     const now = Math.floor(Date.now() / 1000);
-    const token = signSessionToken('another-secret', { sid: s.sessionId, kid: key.keyId, dur: 30, feat: [], iat: now, exp: now + 300 });
+    const token = signSessionToken('another-secret', {
+      sid: s.sessionId,
+      kid: key.keyId,
+      dur: 30,
+      feat: [],
+      iat: now,
+      exp: now + 300,
+    });
     const c = await TestClient.connect(s.wsUrl);
     c.json({ t: 'hello', protocol: 1, token });
     expect((await c.fatal()).error.code).toBe('token_invalid');
@@ -269,7 +303,11 @@ describe('endings', () => {
     const job = await settledJob(srv, s.sessionId);
     expect(job).toMatchObject({ status: 'aborted', error: { code: 'aborted_by_client' } });
     expect(job.measurementId).toBeUndefined();
-    const row = await srv.ctx.db.db.selectFrom('cloud_jobs').select('metered').where('id', '=', s.sessionId).executeTakeFirstOrThrow();
+    const row = await srv.ctx.db.db
+      .selectFrom('cloud_jobs')
+      .select('metered')
+      .where('id', '=', s.sessionId)
+      .executeTakeFirstOrThrow();
     expect(Number(row.metered)).toBe(0);
   });
 
@@ -285,7 +323,11 @@ describe('endings', () => {
     c.json({ t: 'stop' });
     const final = await c.next('final');
     expect(c.events.find((e) => e.t === 'error')).toMatchObject({ code: 'insufficient_signal', fatal: false });
-    expect(final.measurement).toMatchObject({ isComplete: false, quality: { level: 'poor' }, cardiac: { heartRate: null } });
+    expect(final.measurement).toMatchObject({
+      isComplete: false,
+      quality: { level: 'poor' },
+      cardiac: { heartRate: null },
+    });
     expect(await settledJob(srv, s.sessionId)).toMatchObject({ status: 'completed' });
   });
 

@@ -46,7 +46,9 @@ test('an outage that outlasts the retries ends the session in internal_error', a
   try {
     c.json({ t: 'stop' });
     await c.fatal(15_000);
-    expect(c.events.filter((e) => e.t === 'error' && e.fatal)).toEqual([expect.objectContaining({ code: 'internal_error' })]);
+    expect(c.events.filter((e) => e.t === 'error' && e.fatal)).toEqual([
+      expect.objectContaining({ code: 'internal_error' }),
+    ]);
   } finally {
     await release();
   }

@@ -46,7 +46,13 @@ describe('a session settled elsewhere while its socket is open', () => {
     // What another process's settlement leaves in the shared database, without this process's hooks.
     await srv.ctx.db.db
       .updateTable('cloud_jobs')
-      .set({ status: 'aborted', error_code: 'superseded', error_message: 'superseded elsewhere', finished_at: Date.now(), updated_at: Date.now() })
+      .set({
+        status: 'aborted',
+        error_code: 'superseded',
+        error_message: 'superseded elsewhere',
+        finished_at: Date.now(),
+        updated_at: Date.now(),
+      })
       .where('id', '=', s.sessionId)
       .execute();
     const { error, close } = await c.fatal(6000);

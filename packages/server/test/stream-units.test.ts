@@ -34,7 +34,17 @@ describe('FrameRateGuard', () => {
 
 function chunk(tMicros: number, chunkIndex: number, chunkCount: number, bytes: number[]): AuxChunkPacket {
   const payload = Uint8Array.from(bytes);
-  return { type: 4, tMicros, chunkIndex, chunkCount, width: 448, height: 448, flags: 0, byteLength: payload.length, payload };
+  return {
+    type: 4,
+    tMicros,
+    chunkIndex,
+    chunkCount,
+    width: 448,
+    height: 448,
+    flags: 0,
+    byteLength: payload.length,
+    payload,
+  };
 }
 
 describe('AuxAssembler', () => {
@@ -99,13 +109,32 @@ describe('the 15-frame queue', () => {
   test('overflow while the process lags drops the oldest frames and sends stats', async () => {
     const key = await t.createKey();
     const text = JSON.stringify({ platform: 'web', durationSec: 30, consent: true });
-    const headers = await signRequest({ keyId: key.keyId, secret: key.secret, method: 'POST', path: '/sdk/v1/cloud/sessions', body: text, timestamp: Math.floor(t.clock.now() / 1000) });
-    const s = (await t.app.inject({ method: 'POST', url: '/sdk/v1/cloud/sessions', headers: { ...headers, 'content-type': 'application/json' }, payload: text })).json().data;
+    const headers = await signRequest({
+      keyId: key.keyId,
+      secret: key.secret,
+      method: 'POST',
+      path: '/sdk/v1/cloud/sessions',
+      body: text,
+      timestamp: Math.floor(t.clock.now() / 1000),
+    });
+    const s = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/sdk/v1/cloud/sessions',
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: text,
+      })
+    ).json().data;
 
     const ws = new FakeSocket();
     let scheduled = 0;
     const laggingScheduler = { schedule: () => void scheduled++, lagMs: () => 1000 } as any;
-    const conn = new StreamConnection(ws as any, { ctx: t.ctx, scheduler: laggingScheduler, log: { error() {}, warn() {} }, onEnd() {} });
+    const conn = new StreamConnection(ws as any, {
+      ctx: t.ctx,
+      scheduler: laggingScheduler,
+      log: { error() {}, warn() {} },
+      onEnd() {},
+    });
     ws.emit('message', Buffer.from(JSON.stringify({ t: 'hello', protocol: 1, token: s.sessionToken })), false);
     for (let i = 0; i < 50 && !ws.sent.some((e) => e.t === 'ready'); i++) await new Promise((r) => setTimeout(r, 10));
     expect(ws.sent[0]).toMatchObject({ t: 'ready', sessionId: s.sessionId });
@@ -150,7 +179,11 @@ describe('emotion and gaze', () => {
 
   test('assembled aux frames give emotion and gaze events, aggregated into the final measurement', async () => {
     const probs = [0, 0, 0, 0, 0.7, 0.3, 0, 0];
-    setAuxAnalyzerForTests({ emotionAvailable: true, gazeAvailable: true, analyze: async () => ({ emotion: probs, gaze: { yaw: 0.1, pitch: -0.05 } }) });
+    setAuxAnalyzerForTests({
+      emotionAvailable: true,
+      gazeAvailable: true,
+      analyze: async () => ({ emotion: probs, gaze: { yaw: 0.1, pitch: -0.05 } }),
+    });
     const key = await srv.createKey();
     const s = await createSession(srv, key, { features: ['emotion', 'gaze'] });
     const { c, ready } = await TestClient.ready(s.wsUrl, s.sessionToken);

@@ -45,7 +45,11 @@ describe('presign', () => {
   });
 
   test('unsigned presign is 401', async () => {
-    const res = await w.app.inject({ method: 'POST', url: '/sdk/v1/cloud/uploads/presign', payload: { kind: 'frames' } });
+    const res = await w.app.inject({
+      method: 'POST',
+      url: '/sdk/v1/cloud/uploads/presign',
+      payload: { kind: 'frames' },
+    });
     expect(res.statusCode).toBe(401);
   });
 });
@@ -128,7 +132,12 @@ describe('PUT {uploadUrl}', () => {
     const up = await presign(w);
     const u = new URL(up.uploadUrl);
     mutate(u);
-    const res = await w.app.inject({ method: 'PUT', url: `${u.pathname}${u.search}`, headers: { 'content-type': 'application/octet-stream' }, payload: Buffer.alloc(4) });
+    const res = await w.app.inject({
+      method: 'PUT',
+      url: `${u.pathname}${u.search}`,
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: Buffer.alloc(4),
+    });
     expect(res.statusCode).toBe(401);
     expect(json(res).error.code).toBe('unauthorized');
     expect(res.body).not.toContain('sig=');
@@ -154,7 +163,11 @@ describe('object TTL', () => {
     (w.clock as ManualClock).advance(2_000);
     await sweepOnce(w.ctx, w.rt);
     expect(await w.rt.objects.stat(up.objectKey)).toBeUndefined();
-    const row = await w.ctx.db.db.selectFrom('uploads').selectAll().where('object_key', '=', up.objectKey).executeTakeFirstOrThrow();
+    const row = await w.ctx.db.db
+      .selectFrom('uploads')
+      .selectAll()
+      .where('object_key', '=', up.objectKey)
+      .executeTakeFirstOrThrow();
     expect(row.deleted_at).not.toBeNull();
   });
 });

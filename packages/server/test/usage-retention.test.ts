@@ -54,7 +54,13 @@ describe('sweepUsageLog', () => {
     try {
       const now = Date.UTC(2026, 10, 23);
       const cutoff = now - 30 * DAY_MS;
-      const old = [row(cutoff - 5 * DAY_MS), row(cutoff - 1), row(cutoff - DAY_MS), row(cutoff - 2 * DAY_MS), row(cutoff - 3)];
+      const old = [
+        row(cutoff - 5 * DAY_MS),
+        row(cutoff - 1),
+        row(cutoff - DAY_MS),
+        row(cutoff - 2 * DAY_MS),
+        row(cutoff - 3),
+      ];
       const kept = [row(cutoff), row(now), row(cutoff + 1)];
       // An id older than the cutoff but a recorded time after it (clock skew between processes): kept.
       const skewed = row(cutoff + 10, cutoff - 10);
@@ -91,7 +97,15 @@ describe('VITALS_USAGE_LOG_RETENTION_DAYS', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const { app } = await buildServer(ctx);
     const db = store.db.db;
-    const count = async (): Promise<number> => Number((await db.selectFrom('usage_log').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async (): Promise<number> =>
+      Number(
+        (
+          await db
+            .selectFrom('usage_log')
+            .select((e) => e.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     try {
       await appendUsage(db, 'key_a', row(clock.now() - 31 * DAY_MS));
       await appendUsage(db, 'key_a', row(clock.now() - 29 * DAY_MS));

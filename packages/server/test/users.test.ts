@@ -31,9 +31,17 @@ function madOf(xs: number[]): number {
 describe('GET /sdk/v1/users', () => {
   test('.happy lists end users most recently active first, with their summary', async ({ world }) => {
     const t0 = world.clock.now();
-    await submitAt(world, t0, goodMeasurement({ userRef: 'alice', quality: { level: 'good', score: 0.9, usable: true } }));
+    await submitAt(
+      world,
+      t0,
+      goodMeasurement({ userRef: 'alice', quality: { level: 'good', score: 0.9, usable: true } }),
+    );
     await submitAt(world, t0 + 1000, goodMeasurement({ userRef: 'bob' }));
-    await submitAt(world, t0 + 2000, goodMeasurement({ userRef: 'alice', quality: { level: 'fair', score: 0.5, usable: true } }));
+    await submitAt(
+      world,
+      t0 + 2000,
+      goodMeasurement({ userRef: 'alice', quality: { level: 'fair', score: 0.5, usable: true } }),
+    );
     await submitAt(world, t0 + 3000, goodMeasurement({ userRef: 'carol' }));
     await submitAt(world, t0 + 4000, { source: 'web' }); // no userRef: no end user
     const res = await world.call({ url: '/sdk/v1/users' });
@@ -42,7 +50,13 @@ describe('GET /sdk/v1/users', () => {
     expect(Object.keys(data).sort()).toEqual(['items', 'page', 'perPage', 'total']);
     expect(data).toMatchObject({ total: 3, page: 1, perPage: 20 });
     expect(data.items.map((u: any) => u.userRef)).toEqual(['carol', 'alice', 'bob']);
-    expect(data.items[1]).toEqual({ userRef: 'alice', measurements: 2, firstSeenAt: t0, lastSeenAt: t0 + 2000, avgQuality: 0.7 });
+    expect(data.items[1]).toEqual({
+      userRef: 'alice',
+      measurements: 2,
+      firstSeenAt: t0,
+      lastSeenAt: t0 + 2000,
+      avgQuality: 0.7,
+    });
   });
 
   test('.happy pages from 1 with perPage', async ({ world }) => {
@@ -57,11 +71,14 @@ describe('GET /sdk/v1/users', () => {
     expect([p1.total, p3.total, p4.total]).toEqual([5, 5, 5]);
   });
 
-  test.for(['perPage=0', 'perPage=101', 'perPage=x', 'page=0', 'page=-1', 'page=1.5'])('.error %s is 400 validation_error', async (q, { world }) => {
-    const res = await world.call({ url: `/sdk/v1/users?${q}` });
-    expect(res.statusCode).toBe(400);
-    expect(json(res).error.code).toBe('validation_error');
-  });
+  test.for(['perPage=0', 'perPage=101', 'perPage=x', 'page=0', 'page=-1', 'page=1.5'])(
+    '.error %s is 400 validation_error',
+    async (q, { world }) => {
+      const res = await world.call({ url: `/sdk/v1/users?${q}` });
+      expect(res.statusCode).toBe(400);
+      expect(json(res).error.code).toBe('validation_error');
+    },
+  );
 
   test.for(['perPage=1', 'perPage=100'])('.happy %s is accepted', async (q, { world }) => {
     expect((await world.call({ url: `/sdk/v1/users?${q}` })).statusCode).toBe(200);
@@ -79,23 +96,34 @@ describe('GET /sdk/v1/users/{ref}/measurements', () => {
   test('.happy newest first, in the standard measurement shape', async ({ world }) => {
     const t0 = world.clock.now();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'alice' }))).id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'alice' }))).id);
     await submitAt(world, t0 + 5000, goodMeasurement({ userRef: 'bob' }));
     const data = json(await world.call({ url: '/sdk/v1/users/alice/measurements' })).data;
     expect(data.items.map((m: any) => m.id)).toEqual([...ids].reverse());
     expect(data.total).toBe(3);
-    expect(data.items[0]).toMatchObject({ userRef: 'alice', origin: 'on_device', attested: false, keyId: world.key.keyId });
+    expect(data.items[0]).toMatchObject({
+      userRef: 'alice',
+      origin: 'on_device',
+      attested: false,
+      keyId: world.key.keyId,
+    });
     expect(data.items[0]).not.toHaveProperty('raw');
   });
 
   test('.happy from/to bound the creation time inclusively, and paging applies within them', async ({ world }) => {
     const t0 = world.clock.now();
     const ids: string[] = [];
-    for (let i = 0; i < 6; i++) ids.push((await submitAt(world, t0 + i * 1000, { source: 'web', userRef: 'alice' })).id);
-    const within = json(await world.call({ url: `/sdk/v1/users/alice/measurements?from=${t0 + 1000}&to=${t0 + 4000}` })).data;
+    for (let i = 0; i < 6; i++)
+      ids.push((await submitAt(world, t0 + i * 1000, { source: 'web', userRef: 'alice' })).id);
+    const within = json(
+      await world.call({ url: `/sdk/v1/users/alice/measurements?from=${t0 + 1000}&to=${t0 + 4000}` }),
+    ).data;
     expect(within.items.map((m: any) => m.id)).toEqual([ids[4], ids[3], ids[2], ids[1]]);
     expect(within.total).toBe(4);
-    const p2 = json(await world.call({ url: `/sdk/v1/users/alice/measurements?from=${t0 + 1000}&to=${t0 + 4000}&page=2&perPage=3` })).data;
+    const p2 = json(
+      await world.call({ url: `/sdk/v1/users/alice/measurements?from=${t0 + 1000}&to=${t0 + 4000}&page=2&perPage=3` }),
+    ).data;
     expect(p2.items.map((m: any) => m.id)).toEqual([ids[1]]);
   });
 
@@ -139,7 +167,8 @@ describe('GET /sdk/v1/users/{ref}/baseline', () => {
   test('.happy median, raw MAD and the ±2·MAD corridor per metric, worked by hand', async ({ world }) => {
     const t0 = world.clock.now();
     const values = [60, 62, 65, 70, 90]; // median 65; |x-65| = 5,3,0,5,25 → MAD 5 → corridor 55..75
-    for (const [i, v] of values.entries()) await submitAt(world, t0 + i * 60_000, goodMeasurement({ userRef: 'alice', ...hr(v) }));
+    for (const [i, v] of values.entries())
+      await submitAt(world, t0 + i * 60_000, goodMeasurement({ userRef: 'alice', ...hr(v) }));
     const res = await world.call({ url: '/sdk/v1/users/alice/baseline' });
     expect(res.statusCode).toBe(200);
     const b = json(res).data;
@@ -150,7 +179,16 @@ describe('GET /sdk/v1/users/{ref}/baseline', () => {
     // The other metrics are constant in goodMeasurement(): MAD 0, a degenerate corridor.
     expect(b.metrics.rmssdMs).toEqual({ median: 40, mad: 0, low: 40, high: 40, unit: 'ms', samples: 5 });
     expect(Object.keys(b.metrics).sort()).toEqual(
-      ['breathingRate', 'diastolicMmHg', 'heartRateBpm', 'rmssdMs', 'sdnnMs', 'spo2Pct', 'stressIndex', 'systolicMmHg'].sort(),
+      [
+        'breathingRate',
+        'diastolicMmHg',
+        'heartRateBpm',
+        'rmssdMs',
+        'sdnnMs',
+        'spo2Pct',
+        'stressIndex',
+        'systolicMmHg',
+      ].sort(),
     );
     expect(b.disclaimers.length).toBeGreaterThan(0);
   });
@@ -158,7 +196,8 @@ describe('GET /sdk/v1/users/{ref}/baseline', () => {
   test('.happy an even number of values: the median is the mean of the middle two', async ({ world }) => {
     const values = [50, 54, 58, 60, 70, 80];
     const t0 = world.clock.now();
-    for (const [i, v] of values.entries()) await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'u', ...hr(v) }));
+    for (const [i, v] of values.entries())
+      await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'u', ...hr(v) }));
     const m = json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data.metrics.heartRateBpm;
     expect(m.median).toBe(medianOf(values)); // 59
     expect(m.mad).toBe(madOf(values)); // |x-59| = 9,5,1,1,11,21 → 7
@@ -168,14 +207,29 @@ describe('GET /sdk/v1/users/{ref}/baseline', () => {
   test('.happy four measurements are insufficient_data with empty metrics', async ({ world }) => {
     for (let i = 0; i < 4; i++) await submitAt(world, world.clock.now() + 1000, goodMeasurement({ userRef: 'u' }));
     const b = json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data;
-    expect(b).toMatchObject({ status: 'insufficient_data', metrics: {}, sampleCount: 4, windowDays: 30, minSamples: 5 });
+    expect(b).toMatchObject({
+      status: 'insufficient_data',
+      metrics: {},
+      sampleCount: 4,
+      windowDays: 30,
+      minSamples: 5,
+    });
   });
 
-  test('.happy status ok when some metric has 5 values; metrics holds only those (CLARIFICATIONS 16)', async ({ world }) => {
+  test('.happy status ok when some metric has 5 values; metrics holds only those (CLARIFICATIONS 16)', async ({
+    world,
+  }) => {
     const t0 = world.clock.now();
     for (let i = 0; i < 5; i++) {
       // Heart rate each time; HRV only in three of them.
-      const body = goodMeasurement({ userRef: 'u', hrv: i < 3 ? { sdnnMs: 50, rmssdMs: 40, pnn50Pct: 20 } : null, bloodPressure: null, spo2: null, stress: null, respiratory: { breathingRate: null } });
+      const body = goodMeasurement({
+        userRef: 'u',
+        hrv: i < 3 ? { sdnnMs: 50, rmssdMs: 40, pnn50Pct: 20 } : null,
+        bloodPressure: null,
+        spo2: null,
+        stress: null,
+        respiratory: { breathingRate: null },
+      });
       await submitAt(world, t0 + i * 1000, body);
     }
     const b = json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data;
@@ -190,10 +244,25 @@ describe('GET /sdk/v1/users/{ref}/baseline', () => {
     for (let i = 0; i < 4; i++) await submitAt(world, next(), goodMeasurement({ userRef: 'u', ...hr(70) }));
     await submitAt(world, next(), goodMeasurement({ userRef: 'u', isComplete: false, ...hr(70) }));
     await submitAt(world, next(), goodMeasurement({ userRef: 'u', quality: undefined, ...hr(70) }));
-    await submitAt(world, next(), { source: 'web', userRef: 'u', quality: { level: 'poor', score: 0.1, usable: false }, isComplete: false });
-    expect(json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data).toMatchObject({ status: 'insufficient_data', sampleCount: 4 });
-    await submitAt(world, next(), goodMeasurement({ userRef: 'u', quality: { level: 'fair', score: 0.5, usable: true }, ...hr(70) }));
-    expect(json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data).toMatchObject({ status: 'ok', sampleCount: 5 });
+    await submitAt(world, next(), {
+      source: 'web',
+      userRef: 'u',
+      quality: { level: 'poor', score: 0.1, usable: false },
+      isComplete: false,
+    });
+    expect(json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data).toMatchObject({
+      status: 'insufficient_data',
+      sampleCount: 4,
+    });
+    await submitAt(
+      world,
+      next(),
+      goodMeasurement({ userRef: 'u', quality: { level: 'fair', score: 0.5, usable: true }, ...hr(70) }),
+    );
+    expect(json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data).toMatchObject({
+      status: 'ok',
+      sampleCount: 5,
+    });
   });
 
   test('.happy the window is the last 30 days, measured on the injected clock', async ({ world }) => {
@@ -215,7 +284,8 @@ describe('GET /sdk/v1/users/{ref}/baseline', () => {
     const t0 = world.clock.now() - 10 * DAY;
     // The 5 oldest carry a breathing rate; the 200 newest do not. With the cap, breathing rate has no values.
     for (let i = 0; i < 5; i++) await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'u' }));
-    for (let i = 5; i < 205; i++) await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'u', respiratory: { breathingRate: null } }));
+    for (let i = 5; i < 205; i++)
+      await submitAt(world, t0 + i * 1000, goodMeasurement({ userRef: 'u', respiratory: { breathingRate: null } }));
     const b = json(await world.call({ url: '/sdk/v1/users/u/baseline' })).data;
     expect(b.sampleCount).toBe(200);
     expect(b.metrics.heartRateBpm.samples).toBe(200);

@@ -37,7 +37,11 @@ const env = (): NodeJS.ProcessEnv => ({
   VITALS_WORKER_POLL_MS: '100',
 });
 const cli = async (...args: string[]): Promise<any> => {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--conditions=source', 'packages/server/src/bin.ts', ...args, '--json'], { cwd: root, env: env() });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=source', 'packages/server/src/bin.ts', ...args, '--json'],
+    { cwd: root, env: env() },
+  );
   return JSON.parse(stdout.trim().split('\n').pop()!);
 };
 
@@ -53,19 +57,39 @@ let server: ChildProcess | undefined;
 let baseUrl = '';
 
 beforeAll(async () => {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', path.join(dir, 'key.pem'), '-out', certFile,
-  ], { stdio: 'ignore' });
-  receiver = https.createServer({ key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(certFile) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      hits.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
-      if (req.url?.startsWith('/redirect')) res.writeHead(302, { location: `${hookBase}/followed` }).end();
-      else res.writeHead(204).end();
-    });
-  });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
+  receiver = https.createServer(
+    { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(certFile) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        hits.push({ path: req.url ?? '', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) });
+        if (req.url?.startsWith('/redirect')) res.writeHead(302, { location: `${hookBase}/followed` }).end();
+        else res.writeHead(204).end();
+      });
+    },
+  );
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   hookBase = `https://127.0.0.1:${(receiver.address() as { port: number }).port}`;
 }, 60_000);
@@ -80,7 +104,21 @@ afterAll(async () => {
 });
 
 async function startServer(): Promise<void> {
-  server = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'packages/server/src/bin.ts', 'serve', '--port', '0', '--data-dir', dataDir], { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=source',
+      'packages/server/src/bin.ts',
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ],
+    { cwd: root, env: env(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
     server!.stdout!.on('data', (d) => {
@@ -92,10 +130,19 @@ async function startServer(): Promise<void> {
   });
 }
 
-async function signedFetch(key: { keyId: string; secret: string }, method: string, p: string, body?: object): Promise<any> {
+async function signedFetch(
+  key: { keyId: string; secret: string },
+  method: string,
+  p: string,
+  body?: object,
+): Promise<any> {
   const bytes = body === undefined ? undefined : JSON.stringify(body);
   const headers = await signRequest({ keyId: key.keyId, secret: key.secret, method, path: p, body: bytes });
-  const res = await fetch(`${baseUrl}${p}`, { method, headers: { ...headers, ...(bytes ? { 'content-type': 'application/json' } : {}) }, body: bytes });
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { ...headers, ...(bytes ? { 'content-type': 'application/json' } : {}) },
+    body: bytes,
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -111,7 +158,10 @@ const waitFor = async <T>(fn: () => Promise<T | undefined> | T | undefined, ms =
 
 test('per-job and organization deliveries over HTTPS, the redirect refusal, rotate, test, redeliver', async () => {
   // The organization and key straight into the data dir's store (the CLI for them is tested elsewhere).
-  const ctx = await createContext(loadConfig({ VITALS_DATA_DIR: dataDir }), { env: {}, batch: { embeddedWorker: false } });
+  const ctx = await createContext(loadConfig({ VITALS_DATA_DIR: dataDir }), {
+    env: {},
+    batch: { embeddedWorker: false },
+  });
   const org = await createOrg(ctx.db.db, 'hooks', 10, Date.now());
   const k = await createKey(ctx.db.db, { orgId: org.id }, Date.now());
   await closeContext(ctx);
@@ -127,7 +177,11 @@ test('per-job and organization deliveries over HTTPS, the redirect refusal, rota
 
   const bytes = phantomFramesFile({ durationSec: 20 });
   const up = (await signedFetch(key, 'POST', '/sdk/v1/cloud/uploads/presign', { kind: 'frames' })).body.data;
-  const put = await fetch(up.uploadUrl, { method: 'PUT', headers: { 'content-type': up.contentType }, body: bytes as unknown as BodyInit });
+  const put = await fetch(up.uploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': up.contentType },
+    body: bytes as unknown as BodyInit,
+  });
   expect(put.status).toBe(200);
   const created = await signedFetch(key, 'POST', '/sdk/v1/cloud/jobs', {
     objectKey: up.objectKey,
@@ -169,7 +223,13 @@ test('per-job and organization deliveries over HTTPS, the redirect refusal, rota
   expect(env1.data.measurement.id).toBe(env1.data.measurementId);
   expect(orgHit.headers['x-webhook-id']).toBe(ep.id);
   expect(orgHit.headers['x-nonce'].length).toBeGreaterThanOrEqual(8);
-  const canonical = await canonicalString({ method: 'POST', path: '/org', timestamp: orgHit.headers['x-timestamp'], nonce: orgHit.headers['x-nonce'], body: new Uint8Array(orgHit.body) });
+  const canonical = await canonicalString({
+    method: 'POST',
+    path: '/org',
+    timestamp: orgHit.headers['x-timestamp'],
+    nonce: orgHit.headers['x-nonce'],
+    body: new Uint8Array(orgHit.body),
+  });
   const { hmacBase64 } = await import('@vitals/protocol');
   expect(await hmacBase64(await sha256Hex(ep.secret), canonical)).toBe(orgHit.headers['x-signature']);
 
@@ -181,7 +241,13 @@ test('per-job and organization deliveries over HTTPS, the redirect refusal, rota
     cli('webhooks', 'rotate', ep.id, '--data-dir', dataDir),
   ]);
   const failed = journal.deliveries.find((d: any) => d.endpointId === redirecting.id);
-  expect(failed).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 302, lastError: 'redirect not followed', event: 'cloud.job.completed' });
+  expect(failed).toMatchObject({
+    status: 'failed',
+    attempts: 3,
+    lastStatusCode: 302,
+    lastError: 'redirect not followed',
+    event: 'cloud.job.completed',
+  });
   expect(hits.filter((h) => h.path === '/redirect')).toHaveLength(3);
   expect(hits.filter((h) => h.path === '/followed')).toHaveLength(0);
 
@@ -199,15 +265,28 @@ test('per-job and organization deliveries over HTTPS, the redirect refusal, rota
     [2, 302, false],
     [3, 302, false],
   ]);
-  expect(detail.attemptLog.every((a: any) => typeof a.response_ms === 'number' && a.remote_address === '127.0.0.1')).toBe(true);
+  expect(
+    detail.attemptLog.every((a: any) => typeof a.response_ms === 'number' && a.remote_address === '127.0.0.1'),
+  ).toBe(true);
   expect(tested).toMatchObject({ event: 'webhook.test', status: 'succeeded', attempts: 1, lastStatusCode: 204 });
-  const testHit = hits.filter((h) => h.path === '/org').find((h) => JSON.parse(h.body.toString()).event === 'webhook.test')!;
-  const c2 = await canonicalString({ method: 'POST', path: '/org', timestamp: testHit.headers['x-timestamp'], nonce: testHit.headers['x-nonce'], body: new Uint8Array(testHit.body) });
+  const testHit = hits
+    .filter((h) => h.path === '/org')
+    .find((h) => JSON.parse(h.body.toString()).event === 'webhook.test')!;
+  const c2 = await canonicalString({
+    method: 'POST',
+    path: '/org',
+    timestamp: testHit.headers['x-timestamp'],
+    nonce: testHit.headers['x-nonce'],
+    body: new Uint8Array(testHit.body),
+  });
   expect(await hmacBase64(await sha256Hex(rotated.secret), c2)).toBe(testHit.headers['x-signature']);
   expect(await hmacBase64(await sha256Hex(ep.secret), c2)).not.toBe(testHit.headers['x-signature']);
 
   expect(again).toMatchObject({ status: 'succeeded', redeliveryOf: env1.id });
   expect(again.id).not.toBe(env1.id);
-  const reHit = hits.filter((h) => h.path === '/org').map((h) => JSON.parse(h.body.toString())).find((b) => b.id === again.id);
+  const reHit = hits
+    .filter((h) => h.path === '/org')
+    .map((h) => JSON.parse(h.body.toString()))
+    .find((b) => b.id === again.id);
   expect(reHit).toMatchObject({ event: 'cloud.job.completed', data: { jobId, status: 'completed' } });
 }, 120_000);

@@ -68,7 +68,10 @@ describe('delivery refusals (checked at the attempt, on what the socket connects
   const body = Buffer.from('{}');
   const lookupTo = (addresses: string[]): LookupFunction =>
     ((_h: string, _o: unknown, cb: (e: Error | null, a: Array<{ address: string; family: number }>) => void) =>
-      cb(null, addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 })))) as unknown as LookupFunction;
+      cb(
+        null,
+        addresses.map((address) => ({ address, family: net.isIPv6(address) ? 6 : 4 })),
+      )) as unknown as LookupFunction;
 
   test('http is refused without connecting', async () => {
     const r = await attemptDelivery(new URL('http://hooks.example.com/x'), body, {}, none);
@@ -76,14 +79,18 @@ describe('delivery refusals (checked at the attempt, on what the socket connects
   });
 
   test('a name resolving to a private address is refused before connecting', async () => {
-    const r = await attemptDelivery(new URL('https://hooks.example.com/x'), body, {}, none, { lookup: lookupTo(['10.0.0.7']) });
+    const r = await attemptDelivery(new URL('https://hooks.example.com/x'), body, {}, none, {
+      lookup: lookupTo(['10.0.0.7']),
+    });
     expect(r.ok).toBe(false);
     expect(r.error).toMatch(/non-public/);
     expect(r.remoteAddress).toBeNull();
   });
 
   test('one private address among public ones is enough to refuse', async () => {
-    const r = await attemptDelivery(new URL('https://hooks.example.com/x'), body, {}, none, { lookup: lookupTo(['93.184.216.34', '127.0.0.1']) });
+    const r = await attemptDelivery(new URL('https://hooks.example.com/x'), body, {}, none, {
+      lookup: lookupTo(['93.184.216.34', '127.0.0.1']),
+    });
     expect(r.error).toMatch(/non-public/);
   });
 
@@ -111,7 +118,8 @@ describe('delivery refusals (checked at the attempt, on what the socket connects
 
   test('a rebinding resolver (public, then private): the second attempt is refused', async () => {
     let calls = 0;
-    const rebinding = ((h: string, o: unknown, cb: never) => lookupTo([calls++ === 0 ? '93.184.216.34' : '127.0.0.1'])(h, o as never, cb)) as unknown as LookupFunction;
+    const rebinding = ((h: string, o: unknown, cb: never) =>
+      lookupTo([calls++ === 0 ? '93.184.216.34' : '127.0.0.1'])(h, o as never, cb)) as unknown as LookupFunction;
     const url = new URL('https://rebind.example.com/x');
     const first = await attemptDelivery(url, body, {}, none, { lookup: rebinding, timeoutMs: 300 });
     expect(first.error).not.toMatch(/non-public/); // went for the public address (unreachable here)
@@ -136,7 +144,11 @@ describe('journal', () => {
     await expect(createEndpoint(w.ctx, org, 'https://hooks.example.com/6')).rejects.toThrow(EndpointError);
     await expect(createEndpoint(w.ctx, org, 'http://hooks.example.com/')).rejects.toThrow(/https/);
     await expect(createEndpoint(w.ctx, 'org_nope', 'https://hooks.example.com/')).rejects.toThrow(/no organization/);
-    const row = await w.ctx.db.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created[0].id).executeTakeFirstOrThrow();
+    const row = await w.ctx.db.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', created[0].id)
+      .executeTakeFirstOrThrow();
     expect(row.secret_sha256).toBe(await sha256Hex(created[0].secret));
     expect(JSON.stringify(row)).not.toContain(created[0].secret);
     const rotated = await rotateEndpoint(w.ctx, created[0].id);
@@ -147,7 +159,12 @@ describe('journal', () => {
   test('every attempt journaled; exponential backoff; failed after 3; redelivery is a new delivery', async () => {
     const k = await w.newKey();
     const ep = await createEndpoint(w.ctx, k.orgId, 'https://hooks.invalid/vitals');
-    const job = await createJob(w, phantomFramesFile({ durationSec: 20 }), { webhookUrl: 'https://jobs.invalid/hook' }, k);
+    const job = await createJob(
+      w,
+      phantomFramesFile({ durationSec: 20 }),
+      { webhookUrl: 'https://jobs.invalid/hook' },
+      k,
+    );
     await runJob(w.ctx, w.rt, job.jobId, 't');
     const rows = await listDeliveries(w.ctx.db.db, { jobId: job.jobId, limit: 10 });
     expect(rows.map((r) => [r.target, r.event]).sort()).toEqual([
@@ -179,7 +196,12 @@ describe('journal', () => {
 
     const again = (await redeliver(w.ctx, d.id))!;
     expect(again).toMatch(/^whd_[0-9a-f]{24}$/);
-    expect(await getDelivery(w.ctx.db.db, again)).toMatchObject({ status: 'pending', attempts: 0, redelivery_of: d.id, event: d.event });
+    expect(await getDelivery(w.ctx.db.db, again)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      redelivery_of: d.id,
+      event: d.event,
+    });
     void ep;
   });
 
@@ -192,10 +214,16 @@ describe('journal', () => {
     expect(row.attempts).toBe(0);
     const { createContext } = await import('../src/deps.js');
     const { loadConfig } = await import('../src/config.js');
-    const ctx2 = await createContext(loadConfig({ VITALS_DATA_DIR: w.dataDir }), { clock: w.clock, db: w.ctx.db, env: {}, batch: { pollMs: 20 } });
+    const ctx2 = await createContext(loadConfig({ VITALS_DATA_DIR: w.dataDir }), {
+      clock: w.clock,
+      db: w.ctx.db,
+      env: {},
+      batch: { pollMs: 20 },
+    });
     const worker = await ctx2.batch!.startWorker();
     try {
-      for (let i = 0; i < 200 && (await getDelivery(w.ctx.db.db, row.id))!.attempts === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 200 && (await getDelivery(w.ctx.db.db, row.id))!.attempts === 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
       expect((await getDelivery(w.ctx.db.db, row.id))!.attempts).toBe(1);
     } finally {
       await worker.stop();

@@ -62,13 +62,19 @@ describe('CORS', () => {
   test('a request with an Origin sees X-Request-Id exposed', async ({ world }) => {
     const res = await world.app.inject({ method: 'GET', url: '/health', headers: { origin: 'https://app.example' } });
     expect(res.headers['access-control-allow-origin']).toBe('https://app.example');
-    const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/\s*,\s*/);
+    const exposed = String(res.headers['access-control-expose-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
     expect(exposed).toContain('x-request-id');
     expect(exposed).toEqual(expect.arrayContaining(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']));
   });
 
   test('an error response to a browser is readable too', async ({ world }) => {
-    const res = await world.app.inject({ method: 'GET', url: '/sdk/v1/users', headers: { origin: 'https://app.example' } });
+    const res = await world.app.inject({
+      method: 'GET',
+      url: '/sdk/v1/users',
+      headers: { origin: 'https://app.example' },
+    });
     expect(res.statusCode).toBe(401);
     expect(String(res.headers['access-control-expose-headers']).toLowerCase()).toContain('x-request-id');
   });
@@ -77,7 +83,11 @@ describe('CORS', () => {
     const res = await world.app.inject({
       method: 'OPTIONS',
       url: '/sdk/v1/measurements',
-      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-key-id,x-timestamp,x-nonce,x-signature,content-type' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-key-id,x-timestamp,x-nonce,x-signature,content-type',
+      },
     });
     expect(res.statusCode).toBeLessThan(300);
     const allowed = String(res.headers['access-control-allow-headers']).toLowerCase();

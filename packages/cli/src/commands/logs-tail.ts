@@ -25,7 +25,8 @@ export function parseSince(text: string, now: number): number {
   if (span) return now - Number(span[1]) * UNITS[span[2]];
   if (/^\d{10,}$/.test(text)) return Number(text);
   const t = Date.parse(text);
-  if (Number.isNaN(t)) throw new CliError('usage_error', `--since: expected epoch ms, an ISO date or a span like 15m, got "${text}"`);
+  if (Number.isNaN(t))
+    throw new CliError('usage_error', `--since: expected epoch ms, an ISO date or a span like 15m, got "${text}"`);
   return t;
 }
 
@@ -39,7 +40,13 @@ export async function logsTail(opts: TailOptions, io: CliIo): Promise<number> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new CliError('usage_error', '--limit must be 1..200');
   const client = makeClient(loadConfig(io.env), io);
   try {
-    for await (const row of client.logs.iterate({ sinceTime, limit, follow: opts.follow !== false, intervalMs, signal: io.signal })) {
+    for await (const row of client.logs.iterate({
+      sinceTime,
+      limit,
+      follow: opts.follow !== false,
+      intervalMs,
+      signal: io.signal,
+    })) {
       io.stdout.write(opts.json ? JSON.stringify(row) + '\n' : formatLogRow(row));
     }
   } catch (err) {

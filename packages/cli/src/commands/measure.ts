@@ -44,10 +44,14 @@ interface Checked {
 /** Everything that is the caller's mistake is found before any network call (exit 2). */
 export async function checkMeasureInput(video: string, opts: MeasureOptions): Promise<Checked> {
   if (opts.consent !== true) {
-    throw new CliError('usage_error', 'measuring requires --consent: confirm the person in the video agreed to be measured');
+    throw new CliError(
+      'usage_error',
+      'measuring requires --consent: confirm the person in the video agreed to be measured',
+    );
   }
   const contentType = VIDEO_TYPES[extname(video).toLowerCase()];
-  if (!contentType) throw new CliError('bad_file', `unsupported file type "${extname(video) || video}": use .mp4, .mov or .webm`);
+  if (!contentType)
+    throw new CliError('bad_file', `unsupported file type "${extname(video) || video}": use .mp4, .mov or .webm`);
   let size: number;
   try {
     const s = await stat(video);
@@ -58,15 +62,24 @@ export async function checkMeasureInput(video: string, opts: MeasureOptions): Pr
     throw new CliError('bad_file', `cannot read ${video}`);
   }
   if (size === 0) throw new CliError('bad_file', `${video} is empty`);
-  if (size > VIDEO_MAX_BYTES) throw new CliError('bad_file', `${video} is ${size} bytes; videos are limited to ${VIDEO_MAX_BYTES}`);
+  if (size > VIDEO_MAX_BYTES)
+    throw new CliError('bad_file', `${video} is ${size} bytes; videos are limited to ${VIDEO_MAX_BYTES}`);
   if (opts.userRef !== undefined && !new RegExp(USER_REF_PATTERN).test(opts.userRef)) {
     throw new CliError('usage_error', '--user-ref must match [A-Za-z0-9._:@-]{1,64} (an opaque id, no personal data)');
   }
   let features: string[] | undefined;
   if (opts.features !== undefined) {
-    features = [...new Set(opts.features.split(',').map((f) => f.trim()).filter(Boolean))].sort();
+    features = [
+      ...new Set(
+        opts.features
+          .split(',')
+          .map((f) => f.trim())
+          .filter(Boolean),
+      ),
+    ].sort();
     const unknown = features.filter((f) => !(FEATURES as readonly string[]).includes(f));
-    if (unknown.length) throw new CliError('usage_error', `unknown feature(s) ${unknown.join(', ')}; choose from ${FEATURES.join(', ')}`);
+    if (unknown.length)
+      throw new CliError('usage_error', `unknown feature(s) ${unknown.join(', ')}; choose from ${FEATURES.join(', ')}`);
   }
   const timeoutMs = seconds(opts.timeout, 600, '--timeout');
   const intervalMs = seconds(opts.interval, 2, '--interval');
@@ -130,12 +143,15 @@ export async function measure(video: string, opts: MeasureOptions, io: CliIo): P
       timeoutMs: input.timeoutMs,
       intervalMs: input.intervalMs,
       signal: io.signal,
-      onPoll: (j) => spinner.set(`job ${j.jobId}: ${j.status}${j.framesProcessed ? ` (${j.framesProcessed} frames)` : ''}`),
+      onPoll: (j) =>
+        spinner.set(`job ${j.jobId}: ${j.status}${j.framesProcessed ? ` (${j.framesProcessed} frames)` : ''}`),
     });
   } catch (err) {
     spinner.stop();
     if (err instanceof WaitTimeoutError) {
-      throw new WaitTimeoutError(`job ${created.jobId} still not settled after ${input.timeoutMs / 1000} s; check later with the same command`);
+      throw new WaitTimeoutError(
+        `job ${created.jobId} still not settled after ${input.timeoutMs / 1000} s; check later with the same command`,
+      );
     }
     throw err;
   }

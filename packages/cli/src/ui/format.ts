@@ -26,19 +26,34 @@ export function formatMeasurement(m: Measurement, job?: CloudJob): string {
     pairs.push(
       ['Heart rate', hr ? `${fixed(hr.value)} bpm (confidence ${fixed(hr.confidence, 2)})` : '–'],
       ['Breathing rate', br ? `${fixed(br.value)} brpm` : '–'],
-      ['HRV', m.hrv ? `SDNN ${fixed(m.hrv.sdnnMs)} ms, RMSSD ${fixed(m.hrv.rmssdMs)} ms, pNN50 ${fixed(m.hrv.pnn50Pct)} %` : '–'],
+      [
+        'HRV',
+        m.hrv
+          ? `SDNN ${fixed(m.hrv.sdnnMs)} ms, RMSSD ${fixed(m.hrv.rmssdMs)} ms, pNN50 ${fixed(m.hrv.pnn50Pct)} %`
+          : '–',
+      ],
       ['Stress', m.stress ? `${fixed(m.stress.index, 1)} (${m.stress.level})` : '–'],
       [
         'Blood pressure',
-        bp ? `${fixed(bp.systolicMmHg)}/${fixed(bp.diastolicMmHg)} mmHg (${bp.tier}, confidence ${fixed(bp.confidence, 2)})` : '–',
+        bp
+          ? `${fixed(bp.systolicMmHg)}/${fixed(bp.diastolicMmHg)} mmHg (${bp.tier}, confidence ${fixed(bp.confidence, 2)})`
+          : '–',
       ],
       ['SpO2', m.spo2 ? `${fixed(m.spo2.value)} % (${m.spo2.tier}, confidence ${fixed(m.spo2.confidence, 2)})` : '–'],
     );
   }
   pairs.push(
-    ['Duration', m.durationSec !== undefined ? `${fixed(m.durationSec, 1)} s${m.isComplete === false ? ' (incomplete)' : ''}` : undefined],
+    [
+      'Duration',
+      m.durationSec !== undefined
+        ? `${fixed(m.durationSec, 1)} s${m.isComplete === false ? ' (incomplete)' : ''}`
+        : undefined,
+    ],
     ['User', m.userRef],
-    ['Job', job ? `${job.jobId}${job.framesProcessed !== undefined ? ` (${job.framesProcessed} frames)` : ''}` : undefined],
+    [
+      'Job',
+      job ? `${job.jobId}${job.framesProcessed !== undefined ? ` (${job.framesProcessed} frames)` : ''}` : undefined,
+    ],
   );
   return `${head}\n${rows(pairs)}\nWellness estimates, not medical values.\n`;
 }
@@ -51,7 +66,12 @@ export function formatFacts(facts: Record<string, unknown>, driftMs?: number): s
     features?: string[];
     expiresAt?: number | null;
     limits?: { rateLimitPerMin?: number };
-    quotas?: { quotaSecondsMonth?: number | null; cloudSecondsUsed?: number; tokenQuotaMonthUsd?: number | null; tokensUsedUsd?: number };
+    quotas?: {
+      quotaSecondsMonth?: number | null;
+      cloudSecondsUsed?: number;
+      tokenQuotaMonthUsd?: number | null;
+      tokensUsedUsd?: number;
+    };
     tokenBalanceUsd?: number;
     organization?: { id?: string; name?: string } | null;
   };
@@ -61,12 +81,17 @@ export function formatFacts(facts: Record<string, unknown>, driftMs?: number): s
     ['Status', f.status],
     ['Mode', f.mode],
     ['Features', f.features ? f.features.join(', ') || '(none)' : undefined],
-    ['Organization', f.organization ? `${f.organization.id}${f.organization.name ? ` (${f.organization.name})` : ''}` : undefined],
+    [
+      'Organization',
+      f.organization ? `${f.organization.id}${f.organization.name ? ` (${f.organization.name})` : ''}` : undefined,
+    ],
     ['Expires', f.expiresAt ? new Date(f.expiresAt).toISOString() : f.expiresAt === null ? 'never' : undefined],
     ['Rate limit', f.limits ? (f.limits.rateLimitPerMin ? `${f.limits.rateLimitPerMin}/min` : 'off') : undefined],
     [
       'Cloud seconds',
-      q ? `${fixed(q.cloudSecondsUsed, 1)} used${q.quotaSecondsMonth ? ` of ${q.quotaSecondsMonth}` : ' (no quota)'} this month` : undefined,
+      q
+        ? `${fixed(q.cloudSecondsUsed, 1)} used${q.quotaSecondsMonth ? ` of ${q.quotaSecondsMonth}` : ' (no quota)'} this month`
+        : undefined,
     ],
     [
       'Token spend',
@@ -75,7 +100,12 @@ export function formatFacts(facts: Record<string, unknown>, driftMs?: number): s
         : undefined,
     ],
     ['Token balance', f.tokenBalanceUsd !== undefined ? `$${fixed(f.tokenBalanceUsd, 2)}` : undefined],
-    ['Clock drift', driftMs !== undefined ? `${driftMs >= 0 ? '+' : ''}${(driftMs / 1000).toFixed(1)} s (server minus local)` : undefined],
+    [
+      'Clock drift',
+      driftMs !== undefined
+        ? `${driftMs >= 0 ? '+' : ''}${(driftMs / 1000).toFixed(1)} s (server minus local)`
+        : undefined,
+    ],
   ];
   return `Credentials OK\n${rows(pairs)}\n`;
 }

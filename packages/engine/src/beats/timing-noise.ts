@@ -26,7 +26,12 @@ export const TIMING_NOISE_RMSSD_FACTOR = 3;
 export const TIMING_NOISE_MAX_SHARE = 0.5;
 
 /** Beat times by matched filter: one per peak, seconds, same order. */
-export function templateBeatTimes(sig: ArrayLike<number>, sampleRateHz: number, hrHz: number, peakSec: ArrayLike<number>): Float64Array {
+export function templateBeatTimes(
+  sig: ArrayLike<number>,
+  sampleRateHz: number,
+  hrHz: number,
+  peakSec: ArrayLike<number>,
+): Float64Array {
   const n = sig.length;
   const half = Math.max(2, Math.round((TEMPLATE_HALF * sampleRateHz) / hrHz));
   const search = Math.max(1, Math.round((SEARCH * sampleRateHz) / hrHz));
@@ -73,7 +78,13 @@ export function templateBeatTimes(sig: ArrayLike<number>, sampleRateHz: number, 
  * SD (ms) of the difference between peak-timed and matched-filter-timed intervals over the accepted
  * intervals (`accepted[i]`: the interval from beat i to i + 1); NaN with fewer than 3 of them.
  */
-export function timingNoiseMs(sig: ArrayLike<number>, sampleRateHz: number, hrHz: number, peakSec: ArrayLike<number>, accepted: ArrayLike<number>): number {
+export function timingNoiseMs(
+  sig: ArrayLike<number>,
+  sampleRateHz: number,
+  hrHz: number,
+  peakSec: ArrayLike<number>,
+  accepted: ArrayLike<number>,
+): number {
   const tt = templateBeatTimes(sig, sampleRateHz, hrHz, peakSec);
   const d: number[] = [];
   for (let i = 0; i + 1 < tt.length; i++) {

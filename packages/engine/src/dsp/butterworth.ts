@@ -186,7 +186,14 @@ export function zeroPhaseBuffer(len: number, which: 0 | 1 = 0): Float64Array {
  * zeroPhasePad(n, sampleRateHz)): pads them by odd reflection and filters in place, leaving the
  * result at buf[pad .. pad + n) (what bandPassZeroPhase returns, without the copies in and out).
  */
-export function bandPassPadded(buf: Float64Array, n: number, pad: number, sampleRateHz: number, lowHz: number, highHz: number): void {
+export function bandPassPadded(
+  buf: Float64Array,
+  n: number,
+  pad: number,
+  sampleRateHz: number,
+  lowHz: number,
+  highHz: number,
+): void {
   // Odd reflection about the end samples (as filtfilt's default padding).
   const first = buf[pad];
   const lastV = buf[pad + n - 1];

@@ -7,7 +7,11 @@
  * Returns x minus its smoothness-priors trend. `lambda` is unitless (100 at ~30 Hz in the Toolbox).
  * Written into `out` when given (length x.length; may be x itself).
  */
-export function detrendSmoothnessPriors(x: ArrayLike<number>, lambda = 100, out: Float64Array = new Float64Array(x.length)): Float64Array {
+export function detrendSmoothnessPriors(
+  x: ArrayLike<number>,
+  lambda = 100,
+  out: Float64Array = new Float64Array(x.length),
+): Float64Array {
   const n = x.length;
   if (n < 3) {
     let m = 0;

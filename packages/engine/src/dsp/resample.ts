@@ -150,7 +150,13 @@ export function resampleDecimated(
 }
 
 /** Number of samples resampleDecimated returns for tMicros[from..to) (the grid as resampleUniform's). */
-export function decimatedLength(tMicros: ArrayLike<number>, sampleRateHz: number, factor: number, from: number, to: number): number {
+export function decimatedLength(
+  tMicros: ArrayLike<number>,
+  sampleRateHz: number,
+  factor: number,
+  from: number,
+  to: number,
+): number {
   const t0 = tMicros[from];
   const span = tMicros[to - 1] - t0;
   const stepMicros = 1e6 / sampleRateHz;

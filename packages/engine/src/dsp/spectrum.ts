@@ -109,7 +109,11 @@ export function interpolatePeakBin(power: ArrayLike<number>, k: number): number 
 }
 
 /** Highest bin within [lowHz, highHz] and its interpolated frequency. */
-export function spectralPeak(s: Spectrum, lowHz: number, highHz: number): { bin: number; freqHz: number; power: number } {
+export function spectralPeak(
+  s: Spectrum,
+  lowHz: number,
+  highHz: number,
+): { bin: number; freqHz: number; power: number } {
   const [lo, hi] = bandBins(s, lowHz, highHz);
   let best = lo;
   for (let k = lo + 1; k <= hi; k++) if (s.power[k] > s.power[best]) best = k;

@@ -33,7 +33,11 @@ const HRV_MIN_LEVEL: QualityLevel = 'good';
  * Whether HRV (and the stress index) may be published: the one rule for the offline measurement and
  * the live `hrv` event. `level` is the capture's quality verdict, `durationSec` its length.
  */
-export function hrvPublishable(v: Pick<PulseVitals, 'hrv' | 'timingNoiseMs'>, level: QualityLevel, durationSec: number): boolean {
+export function hrvPublishable(
+  v: Pick<PulseVitals, 'hrv' | 'timingNoiseMs'>,
+  level: QualityLevel,
+  durationSec: number,
+): boolean {
   const h = v.hrv;
   return (
     h !== null &&
@@ -61,7 +65,12 @@ export function captureTiming(tMicros: Float64Array, n: number): CaptureTiming {
     const d = tMicros[i] - tMicros[i - 1];
     if (d > 1.5 * dt) dropped += Math.round(d / dt) - 1;
   }
-  return { durationSec, sampleRateHz: 1e6 / dt, meanFps: durationSec > 0 ? (n - 1) / durationSec : 0, framesDropped: dropped };
+  return {
+    durationSec,
+    sampleRateHz: 1e6 / dt,
+    meanFps: durationSec > 0 ? (n - 1) / durationSec : 0,
+    framesDropped: dropped,
+  };
 }
 
 /** Red/blue ratio of ratios of the pulsatile components (for the SpO2 beta model). */
@@ -91,8 +100,18 @@ function bestMethod(track: HrTrack): number {
   return w[1] > w[0] ? 1 : 0;
 }
 
-function nullMetrics(): Pick<EngineMeasurement, 'cardiac' | 'hrv' | 'respiratory' | 'stress' | 'bloodPressure' | 'spo2'> {
-  return { cardiac: { heartRate: null }, hrv: null, respiratory: { breathingRate: null }, stress: null, bloodPressure: null, spo2: null };
+function nullMetrics(): Pick<
+  EngineMeasurement,
+  'cardiac' | 'hrv' | 'respiratory' | 'stress' | 'bloodPressure' | 'spo2'
+> {
+  return {
+    cardiac: { heartRate: null },
+    hrv: null,
+    respiratory: { breathingRate: null },
+    stress: null,
+    bloodPressure: null,
+    spo2: null,
+  };
 }
 
 /** Assembles the published measurement from the chain's intermediate results. */
@@ -129,7 +148,12 @@ export function composeMeasurement(p: {
     ...base,
     cardiac: { heartRate: { value: roundTo(p.hrBpm, 1), unit: 'bpm', confidence: conf } },
     hrv: hrvOk
-      ? { sdnnMs: roundTo(h.sdnnMs, 1), rmssdMs: roundTo(h.rmssdMs, 1), pnn50Pct: roundTo(h.pnn50Pct, 1), confidence: roundTo(hrvConf, 2) }
+      ? {
+          sdnnMs: roundTo(h.sdnnMs, 1),
+          rmssdMs: roundTo(h.rmssdMs, 1),
+          pnn50Pct: roundTo(h.pnn50Pct, 1),
+          confidence: roundTo(hrvConf, 2),
+        }
       : null,
     respiratory: {
       breathingRate:
@@ -150,7 +174,9 @@ export function composeMeasurement(p: {
           tier: 'beta',
         }
       : null,
-    spo2: p.spo2 ? { value: roundTo(p.spo2.value, 1), unit: '%', confidence: roundTo(p.spo2.confidence, 2), tier: 'beta' } : null,
+    spo2: p.spo2
+      ? { value: roundTo(p.spo2.value, 1), unit: '%', confidence: roundTo(p.spo2.confidence, 2), tier: 'beta' }
+      : null,
   };
 }
 
@@ -208,7 +234,16 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
   // would alias): poor, never a number and never an exception.
   if (n < 8 || !(timing.sampleRateHz > 0) || !bandObservable(band, timing.sampleRateHz)) {
     return {
-      measurement: composeMeasurement({ timing, quality: poor, hrBpm: NaN, vitals: null, pulse: new Float64Array(0), bp: null, spo2: null, stats }),
+      measurement: composeMeasurement({
+        timing,
+        quality: poor,
+        hrBpm: NaN,
+        vitals: null,
+        pulse: new Float64Array(0),
+        bp: null,
+        spo2: null,
+        stats,
+      }),
       vitals: null,
     };
   }
@@ -229,13 +264,29 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
   // The capture rate: the POS pulse tracked inside a corridor around the peak of the
   // reference-weighted averaged spectrum (rate/capture-rate.ts). `track` (both methods, whole
   // band) still supplies the SQI for the quality gate and the method for the beats.
-  const capture = captureHeartRate(pulses.pos, fs, { band, references: pulses.noises, track: pulses.noise === (pulses.noises[0] ?? null) ? track : undefined });
+  const capture = captureHeartRate(pulses.pos, fs, {
+    band,
+    references: pulses.noises,
+    track: pulses.noise === (pulses.noises[0] ?? null) ? track : undefined,
+  });
   const hrBpm = capture.hrBpm;
   const quality = assessQuality(track.sqi, skin, timing.durationSec, { anchorShare: capture.anchorShare });
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   stats.anchorShare = Number.isFinite(capture.anchorShare) ? roundTo(capture.anchorShare, 3) : null;
   if (!Number.isFinite(hrBpm)) {
-    return { measurement: composeMeasurement({ timing, quality: poor, hrBpm, vitals: null, pulse, bp: null, spo2: null, stats }), vitals: null };
+    return {
+      measurement: composeMeasurement({
+        timing,
+        quality: poor,
+        hrBpm,
+        vitals: null,
+        pulse,
+        bp: null,
+        spo2: null,
+        stats,
+      }),
+      vitals: null,
+    };
   }
   const tel = trace.telemetry;
   const head =
@@ -245,7 +296,13 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
           pitchDeg: Float64Array.from(tel.pitchDeg.subarray(0, tel.n)),
         }
       : undefined;
-  const vitals = pulseToVitals({ pulse, sampleRateHz: fs, hrHz: hrBpm / 60, baseline: respiratoryBaseline(g, fs), head });
+  const vitals = pulseToVitals({
+    pulse,
+    sampleRateHz: fs,
+    hrHz: hrBpm / 60,
+    baseline: respiratoryBaseline(g, fs),
+    head,
+  });
   stats.beatsDetected = vitals.beats.peakSec.length;
   stats.rrAcceptedFraction = vitals.hrv ? roundTo(vitals.hrv.acceptedFraction, 2) : 0;
   const sqi = stats.medianSqi;

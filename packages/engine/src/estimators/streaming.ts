@@ -80,7 +80,8 @@ export class StreamingEstimator {
     const events: EngineEvent[] = [];
     this.analyzeHeartRate(events, t);
     if (t >= this.nextSlowMicros) {
-      this.nextSlowMicros += this.slowStepMicros * Math.max(1, Math.ceil((t - this.nextSlowMicros + 1) / this.slowStepMicros));
+      this.nextSlowMicros +=
+        this.slowStepMicros * Math.max(1, Math.ceil((t - this.nextSlowMicros + 1) / this.slowStepMicros));
       this.analyzeSlow(events, t);
     }
     return events;
@@ -138,14 +139,31 @@ export class StreamingEstimator {
     }
     const [r, g, b, br, bgc, bb] = ch;
     if (r.length < 4 * fs) return null;
-    return { fs, r, b, pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), { posOnly, pool }) };
+    return {
+      fs,
+      r,
+      b,
+      pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), {
+        posOnly,
+        pool,
+      }),
+    };
   }
 
   private analyzeHeartRate(events: EngineEvent[], tEnd: number): void {
     const w = this.windowPulses(tEnd, HR_WINDOW_SEC, 10);
     if (!w) return;
     const len = w.pulses.pos.length;
-    const win = hrWindow([w.pulses.pos, w.pulses.chrom], 0, len, w.fs, hrNfft(len, w.fs), bandOf(this.opts), w.pulses.noise, this.lastWindow);
+    const win = hrWindow(
+      [w.pulses.pos, w.pulses.chrom],
+      0,
+      len,
+      w.fs,
+      hrNfft(len, w.fs),
+      bandOf(this.opts),
+      w.pulses.noise,
+      this.lastWindow,
+    );
     this.lastWindow = win;
     const prev = this.forward;
     this.forward = viterbiStep(prev, win, this.hrStepMicros / 1e6, undefined, undefined, this.spareDelta);
@@ -186,10 +204,20 @@ export class StreamingEstimator {
     const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz, skipBreathing: true });
     const h = v.hrv;
     if (h && this.hrvPublishableSoFar(v, tEnd)) {
-      events.push({ t: 'hrv', rmssdMs: roundTo(h.rmssdMs, 1), sdnnMs: roundTo(h.sdnnMs, 1), meanRrMs: roundTo(h.meanRrMs, 1) });
+      events.push({
+        t: 'hrv',
+        rmssdMs: roundTo(h.rmssdMs, 1),
+        sdnnMs: roundTo(h.sdnnMs, 1),
+        meanRrMs: roundTo(h.meanRrMs, 1),
+      });
     }
     const bp = estimateBloodPressure(this.lastHrHz * 60, v.riseFraction, this.lastSqi);
-    events.push({ t: 'bp', systolicMmHg: Math.round(bp.systolicMmHg), diastolicMmHg: Math.round(bp.diastolicMmHg), confidence: roundTo(bp.confidence, 2) });
+    events.push({
+      t: 'bp',
+      systolicMmHg: Math.round(bp.systolicMmHg),
+      diastolicMmHg: Math.round(bp.diastolicMmHg),
+      confidence: roundTo(bp.confidence, 2),
+    });
     const sp = estimateSpo2(redBlueRatioOfRatios(w.r, w.b, w.fs, this.lastHrHz), this.lastSqi);
     events.push({ t: 'spo2', value: roundTo(sp.value, 1), confidence: roundTo(sp.confidence, 2) });
   }

@@ -59,8 +59,7 @@ export function waveformToVitals(
   const track = trackHeartRate([pulse], sampleRateHz);
   const sqi = track.sqi.length ? median(track.sqi) : 0;
   const hrBpm = track.captureHrBpm;
-  if (!Number.isFinite(hrBpm) || sqi < (opts.minSqi ?? HR_EVENT_MIN_SQI))
-    return { ...empty, sqi: roundTo(sqi, 3) };
+  if (!Number.isFinite(hrBpm) || sqi < (opts.minSqi ?? HR_EVENT_MIN_SQI)) return { ...empty, sqi: roundTo(sqi, 3) };
   const slow = lowPassZeroPhase(x, sampleRateHz, 0.05);
   const baseline = lowPassZeroPhase(
     Float64Array.from(x, (v, i) => v - slow[i]),

@@ -4,7 +4,14 @@
 // moves with breathing. Used by the tests, the benchmark and the docs; deterministic per seed.
 import { quantizeTelemetry, type FaceCropPacket, type Packet, type TelemetryPacket } from '@vitals/protocol';
 import { CROP_PIXELS, CROP_SIDE } from '../trace/face-prior.js';
-import { DEFAULT_COLOURS, PBV_SIGNATURE, regionAt, regionColour, type FaceColours, type Region } from './face-render.js';
+import {
+  DEFAULT_COLOURS,
+  PBV_SIGNATURE,
+  regionAt,
+  regionColour,
+  type FaceColours,
+  type Region,
+} from './face-render.js';
 import { generateBeats, pulseWaveform } from './pulse-model.js';
 import { createRng } from './rng.js';
 
@@ -94,7 +101,14 @@ export function phantomStream(opts: PhantomOptions = {}): { packets: Iterable<Pa
   const o = resolveOptions(opts);
   const rng = createRng(o.seed);
   const beats = generateBeats(
-    { durationSec: o.durationSec, heartRateBpm: o.heartRateBpm, rrJitterMs: o.rrJitterMs, rsaMs: o.rsaMs, breathingRateBpm: o.breathingRateBpm, amplitudeModulation: 0.15 },
+    {
+      durationSec: o.durationSec,
+      heartRateBpm: o.heartRateBpm,
+      rrJitterMs: o.rrJitterMs,
+      rsaMs: o.rsaMs,
+      breathingRateBpm: o.breathingRateBpm,
+      amplitudeModulation: 0.15,
+    },
     rng,
   );
   const inside: number[] = [];
@@ -141,8 +155,15 @@ export function phantomStream(opts: PhantomOptions = {}): { packets: Iterable<Pa
       if (o.telemetry) {
         const pitch = 1.5 * Math.sin(2 * Math.PI * (o.breathingRateBpm / 60) * t) + 0.3 * frameRng.normal();
         const slots = quantizeTelemetry({
-          leftEyeOpenness: 0.8, rightEyeOpenness: 0.8, jawOpenness: 0.1, yawDeg: 0, pitchDeg: pitch, rollDeg: 0,
-          faceWidthFraction: 0.4, meanBrightness: 0.5, motionScore: 0.05,
+          leftEyeOpenness: 0.8,
+          rightEyeOpenness: 0.8,
+          jawOpenness: 0.1,
+          yawDeg: 0,
+          pitchDeg: pitch,
+          rollDeg: 0,
+          faceWidthFraction: 0.4,
+          meanBrightness: 0.5,
+          motionScore: 0.05,
         });
         const tel: TelemetryPacket = { type: 3, tMicros, slots };
         yield tel;
@@ -168,7 +189,8 @@ function renderFrame(
   const illum =
     (1 + o.illuminationDrift * (t / o.durationSec) + 0.5 * o.illuminationDrift * Math.sin(2 * Math.PI * 0.05 * t)) *
     (1 + 0.002 * Math.sin(2 * Math.PI * fr * t)); // respiratory intensity variation (RIIV)
-  const dx = (o.motionPx / CROP_SIDE) * (0.7 * Math.sin(2 * Math.PI * 0.23 * t) + 0.3 * Math.sin(2 * Math.PI * 0.61 * t + 1));
+  const dx =
+    (o.motionPx / CROP_SIDE) * (0.7 * Math.sin(2 * Math.PI * 0.23 * t) + 0.3 * Math.sin(2 * Math.PI * 0.61 * t + 1));
   const dy = (o.motionPx / CROP_SIDE) * 0.6 * Math.sin(2 * Math.PI * 0.17 * t + 2);
   const pulse = o.pulseAmplitude > 0 ? pulseWaveform(beats, t, cursor) : 0;
   for (let y = 0; y < side; y++) {

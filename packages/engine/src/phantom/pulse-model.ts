@@ -59,7 +59,10 @@ export function pulseWaveform(beats: BeatTrain, tSec: number, cursor: { k: numbe
     const period = j + 1 < p.length ? p[j + 1] - p[j] : 0.8;
     const d = tSec - p[j];
     // Systolic wave peaking at the beat time; diastolic wave ~0.3 periods later.
-    v += beats.amplitude[j] * (gauss(d, 0.075 * Math.min(1.2, period / 0.8)) + 0.4 * gauss(d - 0.33 * period, 0.11 * Math.min(1.2, period / 0.8)));
+    v +=
+      beats.amplitude[j] *
+      (gauss(d, 0.075 * Math.min(1.2, period / 0.8)) +
+        0.4 * gauss(d - 0.33 * period, 0.11 * Math.min(1.2, period / 0.8)));
   }
   return v;
 }

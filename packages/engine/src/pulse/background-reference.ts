@@ -19,7 +19,6 @@ export interface Channels {
   b: Float64Array;
 }
 
-
 /**
  * Skin channels with everything the background explains removed, in the band-limited form POS
  * and CHROM take (1 + in-band fluctuation). Returns the plain band-limited channels when the
@@ -53,7 +52,13 @@ function backgroundRefs(bgBand: Channels): Float64Array[] {
 }
 
 /** rejectBackground with the background already band-limited (shared with backgroundPulse). */
-function rejectBandLimited(skin: Channels, bgBand: Channels, sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
+function rejectBandLimited(
+  skin: Channels,
+  bgBand: Channels,
+  sampleRateHz: number,
+  band: PulseBand,
+  pool?: BufferPool,
+): Channels {
   return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band, pool);
 }
 
@@ -62,7 +67,12 @@ export function backgroundPulse(bg: Channels, sampleRateHz: number, band: PulseB
   return backgroundPulseBandLimited(bandLimited(bg, sampleRateHz, band), sampleRateHz, band);
 }
 
-function backgroundPulseBandLimited(bgBand: Channels, sampleRateHz: number, band: PulseBand, pool?: BufferPool): Float64Array {
+function backgroundPulseBandLimited(
+  bgBand: Channels,
+  sampleRateHz: number,
+  band: PulseBand,
+  pool?: BufferPool,
+): Float64Array {
   const n = bgBand.r.length;
   const raw = posPulse(bgBand.r, bgBand.g, bgBand.b, sampleRateHz, pool?.get('raw', n));
   return conditionPulse(raw, sampleRateHz, band, pool?.get('noise', n));
@@ -97,7 +107,12 @@ export interface ReferencedPulses {
  * zero mean; null when flat or absent. Regressed out with the background colour and used as a
  * spectral reference.
  */
-function textureReference(texture: Float64Array | null | undefined, n: number, sampleRateHz: number, band: PulseBand): Float64Array | null {
+function textureReference(
+  texture: Float64Array | null | undefined,
+  n: number,
+  sampleRateHz: number,
+  band: PulseBand,
+): Float64Array | null {
   if (!texture || texture.length < n || n < 8) return null;
   const x = bandLimitedChannel(texture.length === n ? texture : texture.subarray(0, n), sampleRateHz, band);
   let v = 0;
@@ -125,7 +140,9 @@ export function referencedPulses(
   const n = skin.r.length;
   if (opts.posOnly) {
     // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum.
-    const c = hasBackground(bg) ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band, pool) : null;
+    const c = hasBackground(bg)
+      ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band, pool)
+      : null;
     const r = c ? c.r : bandLimitedChannel(skin.r, sampleRateHz, band);
     const g = c ? c.g : bandLimitedChannel(skin.g, sampleRateHz, band);
     const b = c ? c.b : bandLimitedChannel(skin.b, sampleRateHz, band);
@@ -142,8 +159,18 @@ export function referencedPulses(
   const c = tex
     ? rejectReferences(skin, [...backgroundRefs(bgBand), tex], sampleRateHz, band, pool)
     : rejectBandLimited(skin, bgBand, sampleRateHz, band, pool);
-  const pos = conditionPulse(posPulse(c.r, c.g, c.b, sampleRateHz, pool?.get('raw', n)), sampleRateHz, band, pool?.get('pos', n));
-  const chrom = conditionPulse(chromPulse(c.r, c.g, c.b, sampleRateHz, band, pool?.get('raw', n)), sampleRateHz, band, pool?.get('chrom', n));
+  const pos = conditionPulse(
+    posPulse(c.r, c.g, c.b, sampleRateHz, pool?.get('raw', n)),
+    sampleRateHz,
+    band,
+    pool?.get('pos', n),
+  );
+  const chrom = conditionPulse(
+    chromPulse(c.r, c.g, c.b, sampleRateHz, band, pool?.get('raw', n)),
+    sampleRateHz,
+    band,
+    pool?.get('chrom', n),
+  );
   const noise = unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band, pool));
   const noises = tex ? [noise, unitVariance(tex)] : [noise];
   return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise, noises };

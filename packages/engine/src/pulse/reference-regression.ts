@@ -31,7 +31,13 @@ function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Ar
  * shared artifact almost all of it. A ridge term relative to the references' energy keeps a flat
  * reference from producing a correction.
  */
-export function rejectReferences(skin: Channels, refs: Float64Array[], sampleRateHz: number, band: PulseBand, pool?: BufferPool): Channels {
+export function rejectReferences(
+  skin: Channels,
+  refs: Float64Array[],
+  sampleRateHz: number,
+  band: PulseBand,
+  pool?: BufferPool,
+): Channels {
   const n = skin.r.length;
   // The band-limited channels minus one (their zero-mean fluctuation), as computed in two steps.
   const s = [skin.r, skin.g, skin.b].map((c, k) => bandLimitedChannel(c, sampleRateHz, band, grow(k, n), true));

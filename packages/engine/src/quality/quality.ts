@@ -123,7 +123,8 @@ export function assessQuality(
   const med = sorted[n >> 1];
   // The null tests decide whether a pulse is there at all; the score then grades it.
   const pulsePresent =
-    med >= minPublishSqi(durationSec) || (captureEvidence !== undefined && captureEvidence.anchorShare >= minAnchorShare(durationSec));
+    med >= minPublishSqi(durationSec) ||
+    (captureEvidence !== undefined && captureEvidence.anchorShare >= minAnchorShare(durationSec));
   let above = 0;
   for (let i = 0; i < n; i++) if (windowSqi[i] > HR_EVENT_MIN_SQI) above++;
   const s1 = clip01((med - 0.2) / 0.4);

@@ -16,7 +16,15 @@
 // Measured on the ubfc2 recordings (docs/accuracy.md): the anchor removes the locks onto codec
 // pumping at ~1 Hz that a free tracker falls into when the pulse is weak for a stretch.
 import { powerSpectrum } from '../dsp/spectrum.js';
-import { bandObservable, HR_BAND, hrWindow, refineRateHz, scoreSpectra, type HrBand, type HrWindow } from './hr-spectrum.js';
+import {
+  bandObservable,
+  HR_BAND,
+  hrWindow,
+  refineRateHz,
+  scoreSpectra,
+  type HrBand,
+  type HrWindow,
+} from './hr-spectrum.js';
 import { viterbiPath } from './hr-track.js';
 import { HR_STEP_SEC, HR_WINDOW_SEC, hrNfft, type HrTrack } from './track-heart-rate.js';
 
@@ -103,7 +111,11 @@ export function captureHeartRate(
     const ra = new Float64Array(states);
     for (let i = 0; i < ends.length; i++) {
       const reuse = k === 0 ? windows[i].noiseSpectrum : null;
-      addNormalised(ra, (reuse ?? powerSpectrum(r, sampleRateHz, nfft, { from: ends[i] - len, to: ends[i] })).power, lo);
+      addNormalised(
+        ra,
+        (reuse ?? powerSpectrum(r, sampleRateHz, nfft, { from: ends[i] - len, to: ends[i] })).power,
+        lo,
+      );
     }
     let peak = 0;
     for (let i = 0; i < states; i++) peak = Math.max(peak, ra[i]);
@@ -113,7 +125,10 @@ export function captureHeartRate(
   for (let i = 1; i < states; i++) if (avg[i] > avg[anchor]) anchor = i;
   const binBpm = windows[0].binHz * 60;
   const half = Math.round(CAPTURE_CORRIDOR_BPM / binBpm);
-  const path = viterbiPath(windows, stepSec, { from: Math.max(0, anchor - half), to: Math.min(states - 1, anchor + half) });
+  const path = viterbiPath(windows, stepSec, {
+    from: Math.max(0, anchor - half),
+    to: Math.min(states - 1, anchor + half),
+  });
   const hr = new Float64Array(windows.length);
   const sqi = new Float64Array(windows.length);
   let sum = 0;

@@ -108,7 +108,9 @@ export function hrWindow(
   noise: Float64Array | null = null,
   reuse: HrWindow | null = null,
 ): HrWindow {
-  const spectra = pulses.map((p, m) => powerSpectrum(p, sampleRateHz, nfft, { from, to, into: reuse?.spectra[m]?.power }));
+  const spectra = pulses.map((p, m) =>
+    powerSpectrum(p, sampleRateHz, nfft, { from, to, into: reuse?.spectra[m]?.power }),
+  );
   const ns = noise ? powerSpectrum(noise, sampleRateHz, nfft, { from, to, into: reuse?.noiseSpectrum?.power }) : null;
   return scoreSpectra(spectra, ns, (to - from) / sampleRateHz, band, reuse?.score);
 }
@@ -168,7 +170,8 @@ export function refineRateHz(w: HrWindow, k: number): { freqHz: number; sqi: num
   for (let m = 0; m < w.spectra.length; m++) {
     const s = w.spectra[m];
     let kk = k;
-    for (let j = Math.max(1, k - 2); j <= Math.min(s.power.length - 2, k + 2); j++) if (s.power[j] > s.power[kk]) kk = j;
+    for (let j = Math.max(1, k - 2); j <= Math.min(s.power.length - 2, k + 2); j++)
+      if (s.power[j] > s.power[kk]) kk = j;
     const f = interpolatePeakBin(s.power, kk) * s.binHz;
     const q = sqiAt(s, f, w.band, w.windowSec);
     if (q > bestSqi) {

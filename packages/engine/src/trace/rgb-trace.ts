@@ -106,7 +106,11 @@ export function appendPacket(t: RgbTrace, p: Packet): boolean {
       return true;
     }
     case 2:
-      t.lastQuality = { faceWidthRatio: p.faceWidthRatio, meanBrightness: p.meanBrightness, motionScore: p.motionScore };
+      t.lastQuality = {
+        faceWidthRatio: p.faceWidthRatio,
+        meanBrightness: p.meanBrightness,
+        motionScore: p.motionScore,
+      };
       return false;
     case 3:
       appendTelemetry(t, p.tMicros, p.slots);
@@ -124,7 +128,12 @@ export function buildRgbTrace(packets: Iterable<Packet>): RgbTrace {
 }
 
 /** A trace from RGB means already computed elsewhere (skin patches, tests). */
-export function traceFromRgb(tMicros: ArrayLike<number>, r: ArrayLike<number>, g: ArrayLike<number>, b: ArrayLike<number>): RgbTrace {
+export function traceFromRgb(
+  tMicros: ArrayLike<number>,
+  r: ArrayLike<number>,
+  g: ArrayLike<number>,
+  b: ArrayLike<number>,
+): RgbTrace {
   const n = tMicros.length;
   const t = createRgbTrace(Math.max(4, n));
   t.tMicros.set(tMicros as ArrayLike<number>);

@@ -30,7 +30,13 @@ export interface BreathingEstimate {
 }
 
 /** Linear interpolation of (tSec, v) onto a uniform grid at `rateHz` over [t0, t1]. */
-export function interpolateSeries(tSec: ArrayLike<number>, v: ArrayLike<number>, rateHz: number, t0: number, t1: number): Float64Array {
+export function interpolateSeries(
+  tSec: ArrayLike<number>,
+  v: ArrayLike<number>,
+  rateHz: number,
+  t0: number,
+  t1: number,
+): Float64Array {
   const n = Math.max(0, Math.floor((t1 - t0) * rateHz) + 1);
   const out = new Float64Array(n);
   let j = 0;
@@ -98,7 +104,10 @@ export function respSource(
  * Fuses sources by a quality-weighted sum of their in-band normalised spectra (all sources must
  * share the same spectrum grid, which `respSource` guarantees for equal-length inputs at 4 Hz).
  */
-export function fuseBreathing(sources: RespSource[], band: { lowHz: number; highHz: number }): BreathingEstimate | null {
+export function fuseBreathing(
+  sources: RespSource[],
+  band: { lowHz: number; highHz: number },
+): BreathingEstimate | null {
   const usable = sources.filter((s) => s.quality > 0);
   if (usable.length === 0) return null;
   const ref = usable[0].spectrum;

@@ -71,11 +71,25 @@ export const AuthTestResult = Type.Object({
 export type AuthTestResult = Static<typeof AuthTestResult>;
 
 /** A page of `GET /sdk/v1/users`. */
-export const UsersPage = Type.Object({ items: Type.Array(UserSummary), total: Type.Integer(), page: Type.Integer(), perPage: Type.Integer() });
+export const UsersPage = Type.Object({
+  items: Type.Array(UserSummary),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  perPage: Type.Integer(),
+});
 export type UsersPage = Static<typeof UsersPage>;
 /** A page of `GET /sdk/v1/users/{ref}/measurements`, newest first. */
-export const UserMeasurementsPage = Type.Object({ items: Type.Array(Measurement), total: Type.Integer(), page: Type.Integer(), perPage: Type.Integer() });
+export const UserMeasurementsPage = Type.Object({
+  items: Type.Array(Measurement),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  perPage: Type.Integer(),
+});
 export type UserMeasurementsPage = Static<typeof UserMeasurementsPage>;
 /** A page of `GET /sdk/v1/logs`: oldest first; `nextCursor` continues after the last item (repeated on an empty page). */
-export const LogsPage = Type.Object({ items: Type.Array(UsageLogRow), nextCursor: Type.String(), serverTime: Type.Integer() });
+export const LogsPage = Type.Object({
+  items: Type.Array(UsageLogRow),
+  nextCursor: Type.String(),
+  serverTime: Type.Integer(),
+});
 export type LogsPage = Static<typeof LogsPage>;

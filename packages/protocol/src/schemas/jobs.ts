@@ -56,7 +56,12 @@ export const MediaStats = Type.Object(
 );
 /** A streaming session's packet counts at settlement. */
 export const StreamStats = Type.Object(
-  { received: Opt(Type.Integer()), dropped: Opt(Type.Integer()), processed: Opt(Type.Integer()), auxDropped: Opt(Type.Integer()) },
+  {
+    received: Opt(Type.Integer()),
+    dropped: Opt(Type.Integer()),
+    processed: Opt(Type.Integer()),
+    auxDropped: Opt(Type.Integer()),
+  },
   OPEN,
 );
 /** `CloudJob.stats`: coarse progress while running; what each tier saw once settled. */

@@ -1,8 +1,27 @@
 /** The isomorphic core of the SDK: no Node APIs (eslint guards this folder). */
 export { VitalsClient, type VitalsClientOptions } from './client.js';
 export { ApiError, NetworkError, StreamError, VitalsError, WaitTimeoutError, codeForStatus } from './errors.js';
-export { ClockWatch, DRIFT_WARN_MS, consoleLogger, silentLogger, serverClockOf, type Clock, type DriftReport, type Logger } from './clock.js';
-export { HttpClient, defaultSleep, resolveHttpConfig, type ApiResponse, type Auth, type FetchLike, type HttpConfig, type RequestOptions, type Sleep } from './http/transport.js';
+export {
+  ClockWatch,
+  DRIFT_WARN_MS,
+  consoleLogger,
+  silentLogger,
+  serverClockOf,
+  type Clock,
+  type DriftReport,
+  type Logger,
+} from './clock.js';
+export {
+  HttpClient,
+  defaultSleep,
+  resolveHttpConfig,
+  type ApiResponse,
+  type Auth,
+  type FetchLike,
+  type HttpConfig,
+  type RequestOptions,
+  type Sleep,
+} from './http/transport.js';
 export { DEFAULT_RETRY, isRetryableStatus, parseResetSeconds, retryDelayMs, type RetryPolicy } from './http/retry.js';
 export {
   defaultUploader,
@@ -67,4 +86,14 @@ export {
   type Packet,
   type Telemetry,
 } from '@vitals/protocol';
-export { FaceCropper, cropFromImageData, padBox, BoxKalman, cropResizeRgb, meanLuma, type Box, type BoxKalmanOptions, type ImageDataLike } from './crop.js';
+export {
+  FaceCropper,
+  cropFromImageData,
+  padBox,
+  BoxKalman,
+  cropResizeRgb,
+  meanLuma,
+  type Box,
+  type BoxKalmanOptions,
+  type ImageDataLike,
+} from './crop.js';

@@ -32,7 +32,12 @@ export interface FakeServer {
 const measurement = { id: 'meas_000000000000000000000001', origin: 'cloud', attested: true, source: 'web' };
 
 export async function startFakeStreamServer(opts: FakeOptions = {}): Promise<FakeServer> {
-  const state = { received: [] as Array<string | number>, uploads: [] as FakeServer['uploads'], resultPolls: 0, connections: 0 };
+  const state = {
+    received: [] as Array<string | number>,
+    uploads: [] as FakeServer['uploads'],
+    resultPolls: 0,
+    connections: 0,
+  };
   let uploaded = false;
   const http: Server = createServer((req, res) => void handle(req, res));
   async function handle(req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
@@ -58,7 +63,8 @@ export async function startFakeStreamServer(opts: FakeOptions = {}): Promise<Fak
     if (req.method === 'GET' && req.url === '/sdk/v1/cloud/sessions/cj_1/result') {
       state.resultPolls++;
       if (!uploaded) return send(200, { jobId: 'cj_1', mode: 'stream', status: 'aborted', createdAt: 0 });
-      if (state.resultPolls <= (opts.pendingPolls ?? 1)) return send(200, { jobId: 'cj_2', mode: 'batch_frames', status: 'running', createdAt: 0 });
+      if (state.resultPolls <= (opts.pendingPolls ?? 1))
+        return send(200, { jobId: 'cj_2', mode: 'batch_frames', status: 'running', createdAt: 0 });
       return send(200, {
         jobId: 'cj_2',
         mode: 'batch_frames',

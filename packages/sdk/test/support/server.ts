@@ -9,7 +9,11 @@ export { startTestServer };
 
 /** True when a route answers something other than the catch-all 404 `no such route`. */
 export async function routeExists(baseUrl: string, method: string, path: string): Promise<boolean> {
-  const res = await fetch(baseUrl + path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: method === 'GET' ? undefined : '{}',
+  });
   if (res.status !== 404) return true;
   const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
   return body.error?.message !== 'no such route';

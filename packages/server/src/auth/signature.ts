@@ -173,8 +173,7 @@ export class SignatureLayer {
 
   /** onSend hook: a 2xx answer to an authenticated call is a `success` row (not for log reads). */
   recordSuccess = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (!req.auth || req.usageRecorded || reply.statusCode >= 300 || req.routeOptions.config.usageLogRead)
-      return;
+    if (!req.auth || req.usageRecorded || reply.statusCode >= 300 || req.routeOptions.config.usageLogRead) return;
     await appendUsage(
       this.ctx.db.db,
       req.auth.key.id,

@@ -10,7 +10,16 @@ import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
 
 /** The spec's eight classes, in order (media's EMOTION_CLASSES; repeated to keep media lazy). */
-export const EMOTION_CLASSES = ['Anger', 'Contempt', 'Disgust', 'Fear', 'Happiness', 'Neutral', 'Sadness', 'Surprise'] as const;
+export const EMOTION_CLASSES = [
+  'Anger',
+  'Contempt',
+  'Disgust',
+  'Fear',
+  'Happiness',
+  'Neutral',
+  'Sadness',
+  'Surprise',
+] as const;
 
 export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
   const sets = new Map<number, { count: number; chunks: Map<number, Uint8Array> }>();
@@ -69,8 +78,10 @@ export async function analyzeAux(
   const r = (v: number): number => Math.round(v * 1e4) / 1e4;
   if (want.emotion) {
     const probs = sum.map((s) => r(s / Math.max(1, nEmotion)));
-    out.emotion = nEmotion > 0 ? { probs, dominant: EMOTION_CLASSES[probs.indexOf(Math.max(...probs))], samples: nEmotion } : null;
+    out.emotion =
+      nEmotion > 0 ? { probs, dominant: EMOTION_CLASSES[probs.indexOf(Math.max(...probs))], samples: nEmotion } : null;
   }
-  if (want.gaze) out.gaze = nGaze > 0 ? { meanYaw: r(yaw / nGaze), meanPitch: r(pitch / nGaze), unit: 'rad', samples: nGaze } : null;
+  if (want.gaze)
+    out.gaze = nGaze > 0 ? { meanYaw: r(yaw / nGaze), meanPitch: r(pitch / nGaze), unit: 'rad', samples: nGaze } : null;
   return out;
 }

@@ -58,16 +58,11 @@ export async function createJob(ctx: AppContext, key: KeyRecord, body: JobCreate
       ? await rt.objects.stat(body.objectKey)
       : undefined;
   if (!upload || !stored)
-    throw new ApiError(
-      'object_not_found',
-      'no uploaded object with that objectKey (never uploaded, or swept)',
-    );
-  if (upload.kind !== body.kind)
-    throw new ApiError('invalid_kind', `the object was presigned for kind ${upload.kind}`);
+    throw new ApiError('object_not_found', 'no uploaded object with that objectKey (never uploaded, or swept)');
+  if (upload.kind !== body.kind) throw new ApiError('invalid_kind', `the object was presigned for kind ${upload.kind}`);
   if (stored.size > Number(upload.max_bytes))
     throw new ApiError('object_too_large', `the ${upload.kind} limit is ${upload.max_bytes} bytes`);
-  if (stored.sha256 !== body.sha256)
-    throw new ApiError('sha256_mismatch', 'sha256 does not match the uploaded bytes');
+  if (stored.sha256 !== body.sha256) throw new ApiError('sha256_mismatch', 'sha256 does not match the uploaded bytes');
   if (upload.job_id && upload.job_id !== '') {
     // A concurrent duplicate (same idempotency key) may have bound the object after our first
     // look for it: then this is the idempotent repeat, not a conflict.
@@ -180,8 +175,7 @@ export async function insertBatchJob(ctx: AppContext, j: NewJob): Promise<Create
 }
 
 function sameOrConflict(job: JobRow, sha256: string): JobRow {
-  if (job.sha256 !== sha256)
-    throw new ApiError('idempotency_conflict', 'idempotencyKey was used with another sha256');
+  if (job.sha256 !== sha256) throw new ApiError('idempotency_conflict', 'idempotencyKey was used with another sha256');
   return job;
 }
 

@@ -14,7 +14,14 @@
  *   that also supersedes a still-live earlier fallback job, so one capture is metered once.
  */
 import { insertUploadSlot } from './upload-rows.js';
-import { FALLBACK_RESULT_PER_MIN, FALLBACK_UPLOAD_WINDOW_SEC, FALLBACK_UPLOADS_PER_WINDOW, FRAMES_MAX_BYTES, FRAMES_CONTENT_TYPE, decodeFramesHeader } from '@vitals/protocol';
+import {
+  FALLBACK_RESULT_PER_MIN,
+  FALLBACK_UPLOAD_WINDOW_SEC,
+  FALLBACK_UPLOADS_PER_WINDOW,
+  FRAMES_MAX_BYTES,
+  FRAMES_CONTENT_TYPE,
+  decodeFramesHeader,
+} from '@vitals/protocol';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -47,9 +54,14 @@ export async function authorizeSession(ctx: AppContext, req: FastifyRequest, ses
   if (!pre.ok) throw new ApiError(pre.code, 'session token did not verify');
   const grace = pre.claims.dur + FALLBACK_GRACE_EXTRA_SEC;
   const check = verifySessionToken(ctx.serverSecret, token, ctx.clock.now(), grace);
-  if (!check.ok) throw new ApiError(check.code, check.code === 'token_expired' ? 'session token is past its fallback window' : 'session token did not verify');
+  if (!check.ok)
+    throw new ApiError(
+      check.code,
+      check.code === 'token_expired' ? 'session token is past its fallback window' : 'session token did not verify',
+    );
   const session = check.claims.sid === sessionId ? await getJob(ctx.db.db, sessionId) : undefined;
-  if (!session || session.mode !== 'stream' || session.key_id !== check.claims.kid) throw new ApiError('not_found', 'session not found');
+  if (!session || session.mode !== 'stream' || session.key_id !== check.claims.kid)
+    throw new ApiError('not_found', 'session not found');
   return { claims: check.claims, session };
 }
 
@@ -59,7 +71,8 @@ function limit(limiter: RateLimiter, id: string, max: number, now: number): Reco
   return rateHeaders(d);
 }
 
-export const limitUpload = (ctx: AppContext, id: string) => limit(uploads, id, FALLBACK_UPLOADS_PER_WINDOW, ctx.clock.now());
+export const limitUpload = (ctx: AppContext, id: string) =>
+  limit(uploads, id, FALLBACK_UPLOADS_PER_WINDOW, ctx.clock.now());
 export const limitPoll = (ctx: AppContext, id: string) => limit(polls, id, FALLBACK_RESULT_PER_MIN, ctx.clock.now());
 
 /** Fallback jobs of a session, the current one (not superseded itself) first, then newest first. */
@@ -71,7 +84,9 @@ async function fallbackJobs(ctx: AppContext, sessionId: string): Promise<JobRow[
     .where('mode', '=', 'batch_frames')
     .execute();
   const rows = (await Promise.all(ids.map((r) => getJob(ctx.db.db, r.id)))).filter((r): r is JobRow => !!r);
-  return rows.sort((a, b) => Number(a.superseded_by !== null) - Number(b.superseded_by !== null) || b.created_at - a.created_at);
+  return rows.sort(
+    (a, b) => Number(a.superseded_by !== null) - Number(b.superseded_by !== null) || b.created_at - a.created_at,
+  );
 }
 
 /** The job that now represents the session: its newest fallback job, else the session itself. */
@@ -80,14 +95,24 @@ export async function sessionResult(ctx: AppContext, session: JobRow): Promise<J
   return newest ?? session;
 }
 
-export async function acceptFallback(ctx: AppContext, auth: SessionAuth, req: FastifyRequest): Promise<{ job: JobRow; created: boolean }> {
+export async function acceptFallback(
+  ctx: AppContext,
+  auth: SessionAuth,
+  req: FastifyRequest,
+): Promise<{ job: JobRow; created: boolean }> {
   const { session } = auth;
-  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== FRAMES_CONTENT_TYPE) throw new ApiError('invalid_content_type', `Content-Type must be ${FRAMES_CONTENT_TYPE}`);
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
+  if (type !== FRAMES_CONTENT_TYPE)
+    throw new ApiError('invalid_content_type', `Content-Type must be ${FRAMES_CONTENT_TYPE}`);
   if (session.status === 'completed') throw new ApiError('conflict', 'the session already completed; read its result');
   const earlier = await fallbackJobs(ctx, session.id);
-  if (earlier.some((j) => j.status === 'completed')) throw new ApiError('conflict', 'a fallback of this session already completed; read its result');
-  if (Number(req.headers['content-length']) > FRAMES_MAX_BYTES) throw new ApiError('object_too_large', `the frames limit is ${FRAMES_MAX_BYTES} bytes`);
+  if (earlier.some((j) => j.status === 'completed'))
+    throw new ApiError('conflict', 'a fallback of this session already completed; read its result');
+  if (Number(req.headers['content-length']) > FRAMES_MAX_BYTES)
+    throw new ApiError('object_too_large', `the frames limit is ${FRAMES_MAX_BYTES} bytes`);
 
   const rt = batchOf(ctx);
   const key = await ctx.keys.get(session.key_id);
@@ -108,10 +133,15 @@ export async function acceptFallback(ctx: AppContext, auth: SessionAuth, req: Fa
     stored = await rt.objects.put(objectKey, req.raw, { maxBytes: FRAMES_MAX_BYTES });
   } catch (err) {
     await deleteObject(ctx, rt, objectKey);
-    if (err instanceof ObjectTooLargeError) throw new ApiError('object_too_large', `the frames limit is ${FRAMES_MAX_BYTES} bytes`);
+    if (err instanceof ObjectTooLargeError)
+      throw new ApiError('object_too_large', `the frames limit is ${FRAMES_MAX_BYTES} bytes`);
     throw err;
   }
-  await ctx.db.db.updateTable('uploads').set({ uploaded_at: ctx.clock.now(), size: stored.size, sha256: stored.sha256 }).where('object_key', '=', objectKey).execute();
+  await ctx.db.db
+    .updateTable('uploads')
+    .set({ uploaded_at: ctx.clock.now(), size: stored.size, sha256: stored.sha256 })
+    .where('object_key', '=', objectKey)
+    .execute();
 
   const head = decodeFramesHeader((await rt.objects.readBytes(objectKey))!.subarray(0, 32));
   const features = JSON.parse(session.features) as string[];

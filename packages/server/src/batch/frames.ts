@@ -17,7 +17,8 @@ export function checkFramesFile(bytes: Uint8Array): FramesCheck {
   if (!file.ok) return { ok: false, message: `invalid frames file: ${file.error}` };
   const { durationMicros } = file.header;
   if (durationMicros <= 0) return { ok: false, message: 'invalid frames file: header duration is zero' };
-  if (durationMicros > FRAMES_MAX_DURATION_MICROS) return { ok: false, message: 'invalid frames file: header duration exceeds one hour' };
+  if (durationMicros > FRAMES_MAX_DURATION_MICROS)
+    return { ok: false, message: 'invalid frames file: header duration exceeds one hour' };
   let crops = 0;
   let first = Infinity;
   let last = -Infinity;

@@ -10,7 +10,13 @@ import type { Database } from '../store/schema.js';
 
 export const BATCH_MODES = ['batch_frames', 'batch_video'] as const;
 
-export async function claimJob(db: Kysely<Database>, id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+export async function claimJob(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+): Promise<boolean> {
   const res = await db
     .updateTable('cloud_jobs')
     .set({
@@ -23,13 +29,22 @@ export async function claimJob(db: Kysely<Database>, id: string, owner: string, 
     })
     .where('id', '=', id)
     .where('mode', 'in', [...BATCH_MODES])
-    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]))
+    .where((eb) =>
+      eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]),
+    )
     .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
 /** Extends the lease; false when this owner no longer holds the job (taken over, or settled). */
-export async function renewLease(db: Kysely<Database>, id: string, owner: string, now: number, leaseMs: number, stats?: string): Promise<boolean> {
+export async function renewLease(
+  db: Kysely<Database>,
+  id: string,
+  owner: string,
+  now: number,
+  leaseMs: number,
+  stats?: string,
+): Promise<boolean> {
   const res = await db
     .updateTable('cloud_jobs')
     .set({ lease_until: now + leaseMs, updated_at: now, ...(stats === undefined ? {} : { stats }) })
@@ -41,12 +56,18 @@ export async function renewLease(db: Kysely<Database>, id: string, owner: string
 }
 
 /** Jobs a worker may claim now: queued ones, and running ones whose lease ran out. */
-export async function claimableJobs(db: Kysely<Database>, now: number, limit = 50): Promise<Array<{ id: string; status: string }>> {
+export async function claimableJobs(
+  db: Kysely<Database>,
+  now: number,
+  limit = 50,
+): Promise<Array<{ id: string; status: string }>> {
   return db
     .selectFrom('cloud_jobs')
     .select(['id', 'status'])
     .where('mode', 'in', [...BATCH_MODES])
-    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]))
+    .where((eb) =>
+      eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]),
+    )
     .orderBy('created_at')
     .limit(limit)
     .execute();

@@ -49,7 +49,13 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
         signal: hooks.signal,
         onProgress: (f) => hooks.progress('decoding', f),
       });
-      if (!res.ok) return { status: 'failed', code: res.code, message: res.message, stats: res.stats ? { media: res.stats } : undefined };
+      if (!res.ok)
+        return {
+          status: 'failed',
+          code: res.code,
+          message: res.message,
+          stats: res.stats ? { media: res.stats } : undefined,
+        };
       packets = res.packets;
       mediaStats = res.stats;
     } finally {
@@ -95,9 +101,13 @@ export function toFields(m: EngineMeasurement): MeasurementFields {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

@@ -96,7 +96,8 @@ function installHooks(): void {
     const rt = ctx.batch;
     if (!rt) return;
     // Deleted as soon as the job finishes, whatever the outcome (spec: Limits).
-    if (job.object_key && (BATCH_MODES as readonly string[]).includes(job.mode)) await deleteObject(ctx, rt, job.object_key);
+    if (job.object_key && (BATCH_MODES as readonly string[]).includes(job.mode))
+      await deleteObject(ctx, rt, job.object_key);
   });
   afterSettleHooks.push(async (ctx, job) => {
     if (ctx.batch) await journalSettlement(ctx, job);

@@ -20,7 +20,10 @@ export async function deleteObject(ctx: AppContext, rt: BatchRuntime, objectKey:
     .execute();
 }
 
-export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ swept: number; expiredJobs: number; unremoved: number }> {
+export async function sweepOnce(
+  ctx: AppContext,
+  rt: BatchRuntime,
+): Promise<{ swept: number; expiredJobs: number; unremoved: number }> {
   const db = ctx.db.db;
   const now = ctx.clock.now();
   const due = await db
@@ -35,7 +38,11 @@ export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ sw
     await deleteObject(ctx, rt, u.object_key);
     if (!u.job_id) continue;
     // Only a job that has not run yet expires; a running job already holds its bytes.
-    const job = await db.selectFrom('cloud_jobs').select(['id', 'status']).where('id', '=', u.job_id).executeTakeFirst();
+    const job = await db
+      .selectFrom('cloud_jobs')
+      .select(['id', 'status'])
+      .where('id', '=', u.job_id)
+      .executeTakeFirst();
     if (job?.status === 'queued' && (await settleJob(ctx, job.id, expiredSettlement()))) expiredJobs++;
   }
   // Safety net for objects without a live record (an upload interrupted by a crash): by real time.
@@ -49,7 +56,12 @@ export async function sweepOnce(ctx: AppContext, rt: BatchRuntime): Promise<{ sw
       if (name.startsWith('.tmp-')) {
         if (objects instanceof FsObjectStore) await objects.deleteRaw(name);
       } else {
-        const live = await db.selectFrom('uploads').select('object_key').where('object_key', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+        const live = await db
+          .selectFrom('uploads')
+          .select('object_key')
+          .where('object_key', '=', name)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
         if (!live) await objects.delete(name);
       }
     } catch {

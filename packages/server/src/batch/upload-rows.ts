@@ -8,7 +8,15 @@ import type { KeyRecord } from '../store/orgs-keys.js';
 
 export async function insertUploadSlot(
   ctx: AppContext,
-  slot: { objectKey: string; key: KeyRecord; kind: string; contentType: string; maxBytes: number; urlExpiresAt: number; now: number },
+  slot: {
+    objectKey: string;
+    key: KeyRecord;
+    kind: string;
+    contentType: string;
+    maxBytes: number;
+    urlExpiresAt: number;
+    now: number;
+  },
 ): Promise<void> {
   await ctx.db.db
     .insertInto('uploads')

@@ -18,20 +18,33 @@ export interface UploadGrant {
 }
 
 const mac = (secret: string, g: UploadGrant): Buffer =>
-  createHmac('sha256', secret).update(['vup1', g.objectKey, g.kind, g.contentType, String(g.expiresAt)].join('\n')).digest();
+  createHmac('sha256', secret)
+    .update(['vup1', g.objectKey, g.kind, g.contentType, String(g.expiresAt)].join('\n'))
+    .digest();
 
 export const UPLOAD_PATH_PREFIX = '/sdk/v1/cloud/uploads/';
 
 export function signUploadUrl(baseUrl: string, secret: string, g: UploadGrant): string {
-  const q = new URLSearchParams({ kind: g.kind, ct: g.contentType, exp: String(g.expiresAt), sig: mac(secret, g).toString('base64url') });
+  const q = new URLSearchParams({
+    kind: g.kind,
+    ct: g.contentType,
+    exp: String(g.expiresAt),
+    sig: mac(secret, g).toString('base64url'),
+  });
   return `${baseUrl}${UPLOAD_PATH_PREFIX}${g.objectKey}?${q.toString()}`;
 }
 
 export type GrantCheck = { ok: true; grant: UploadGrant } | { ok: false; reason: 'invalid' | 'expired' };
 
-export function verifyUploadUrl(secret: string, objectKey: string, query: Record<string, unknown>, nowMs: number): GrantCheck {
+export function verifyUploadUrl(
+  secret: string,
+  objectKey: string,
+  query: Record<string, unknown>,
+  nowMs: number,
+): GrantCheck {
   const { kind, ct, exp, sig } = query;
-  if (typeof kind !== 'string' || typeof ct !== 'string' || typeof exp !== 'string' || typeof sig !== 'string') return { ok: false, reason: 'invalid' };
+  if (typeof kind !== 'string' || typeof ct !== 'string' || typeof exp !== 'string' || typeof sig !== 'string')
+    return { ok: false, reason: 'invalid' };
   const expiresAt = Number(exp);
   if (!Number.isSafeInteger(expiresAt)) return { ok: false, reason: 'invalid' };
   const grant = { objectKey, kind, contentType: ct, expiresAt };

@@ -24,21 +24,33 @@ export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, o
   const job = await getJob(db, jobId);
   if (!job || isTerminal(job.status)) return;
   if (job.attempts > maxJobAttempts) {
-    await settleJob(ctx, jobId, { status: 'failed', code: 'internal_error', message: `processing did not finish after ${maxJobAttempts} attempts` });
+    await settleJob(ctx, jobId, {
+      status: 'failed',
+      code: 'internal_error',
+      message: `processing did not finish after ${maxJobAttempts} attempts`,
+    });
     return;
   }
   const abort = new AbortController();
   let progress: { stage: string; fraction: number } = { stage: 'claimed', fraction: 0 };
   // Renew at a third of the lease; losing it (taken over, superseded) stops the work.
-  const beat = setInterval(() => {
-    const stats = JSON.stringify({ progress: { stage: progress.stage, fraction: Math.round(progress.fraction * 100) / 100 } });
-    renewLease(db, jobId, owner, ctx.clock.now(), leaseMs, stats).then(
-      (held) => held || abort.abort(new Error('lease lost')),
-      () => undefined,
-    );
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const beat = setInterval(
+    () => {
+      const stats = JSON.stringify({
+        progress: { stage: progress.stage, fraction: Math.round(progress.fraction * 100) / 100 },
+      });
+      renewLease(db, jobId, owner, ctx.clock.now(), leaseMs, stats).then(
+        (held) => held || abort.abort(new Error('lease lost')),
+        () => undefined,
+      );
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
   try {
-    const outcome = await processJob(rt, job, { signal: abort.signal, progress: (stage, fraction) => (progress = { stage, fraction }) });
+    const outcome = await processJob(rt, job, {
+      signal: abort.signal,
+      progress: (stage, fraction) => (progress = { stage, fraction }),
+    });
     await settleJob(ctx, jobId, outcome);
   } catch (err) {
     if (abort.signal.aborted) return; // someone else owns or ended the job now
@@ -50,7 +62,11 @@ export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, o
       process.emitWarning(`batch job ${jobId}: storage unavailable (${reason}); retried once its lease lapses`);
       return;
     }
-    await settleJob(ctx, jobId, { status: 'failed', code: 'internal_error', message: 'processing failed unexpectedly' });
+    await settleJob(ctx, jobId, {
+      status: 'failed',
+      code: 'internal_error',
+      message: 'processing failed unexpectedly',
+    });
   } finally {
     clearInterval(beat);
   }
@@ -74,7 +90,9 @@ export class Worker {
       const t = setInterval(() => {
         if (running || this.stopped) return;
         running = true;
-        fn().catch(() => undefined).finally(() => (running = false));
+        fn()
+          .catch(() => undefined)
+          .finally(() => (running = false));
       }, ms);
       t.unref();
       this.timers.push(t);
@@ -109,7 +127,9 @@ export class Worker {
       // unhandled rejection, which ends the process; the job stays claimable for the next scan.
       else
         void this.handle(id).catch((err: unknown) =>
-          process.emitWarning(`batch job ${id}: not taken over (${unavailableReason(err) ?? 'error'}); the next scan retries`),
+          process.emitWarning(
+            `batch job ${id}: not taken over (${unavailableReason(err) ?? 'error'}); the next scan retries`,
+          ),
         );
     }
   }

@@ -8,7 +8,8 @@ import { UsageError } from './args.js';
 export async function orgsCreate(config: Config, opts: { name?: string; tokenBalance?: string }): Promise<object> {
   if (!opts.name) throw new UsageError('orgs create needs --name N');
   const balance = opts.tokenBalance === undefined ? 0 : Number(opts.tokenBalance);
-  if (!Number.isFinite(balance) || balance < 0) throw new UsageError('--token-balance must be a non-negative number of dollars');
+  if (!Number.isFinite(balance) || balance < 0)
+    throw new UsageError('--token-balance must be a non-negative number of dollars');
   const ctx = await createContext(config);
   try {
     const org = await createOrg(ctx.db.db, opts.name, balance, ctx.clock.now());
@@ -21,13 +22,22 @@ export async function orgsCreate(config: Config, opts: { name?: string; tokenBal
 function optionalNumber(name: string, v: string | undefined, integer = true): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) throw new UsageError(`${name} must be a non-negative ${integer ? 'integer' : 'number'}`);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`${name} must be a non-negative ${integer ? 'integer' : 'number'}`);
   return n;
 }
 
 export async function keysCreate(
   config: Config,
-  opts: { org?: string; rateLimitPerMin?: string; quotaSecondsMonth?: string; tokenQuotaMonth?: string; expiresAt?: string; features?: string; mode?: string },
+  opts: {
+    org?: string;
+    rateLimitPerMin?: string;
+    quotaSecondsMonth?: string;
+    tokenQuotaMonth?: string;
+    expiresAt?: string;
+    features?: string;
+    mode?: string;
+  },
 ): Promise<object> {
   const rate = optionalNumber('--rate-limit-per-min', opts.rateLimitPerMin);
   const quota = optionalNumber('--quota-seconds-month', opts.quotaSecondsMonth);
@@ -35,9 +45,13 @@ export async function keysCreate(
   const expiresAt = optionalNumber('--expires-at', opts.expiresAt);
   let features: string[] | undefined;
   if (opts.features !== undefined) {
-    features = opts.features.split(',').map((f) => f.trim()).filter(Boolean);
+    features = opts.features
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
     const unknown = features.filter((f) => !(FEATURES as readonly string[]).includes(f));
-    if (unknown.length) throw new UsageError(`unknown feature(s): ${unknown.join(', ')} (known: ${FEATURES.join(', ')})`);
+    if (unknown.length)
+      throw new UsageError(`unknown feature(s): ${unknown.join(', ')} (known: ${FEATURES.join(', ')})`);
   }
   const ctx = await createContext(config);
   try {
@@ -67,7 +81,11 @@ export async function keysCreate(
   }
 }
 
-export async function keysSetStatus(config: Config, keyId: string | undefined, status: 'active' | 'disabled'): Promise<object> {
+export async function keysSetStatus(
+  config: Config,
+  keyId: string | undefined,
+  status: 'active' | 'disabled',
+): Promise<object> {
   if (!keyId) throw new UsageError(`keys ${status === 'active' ? 'enable' : 'disable'} needs KEY_ID`);
   const ctx = await createContext(config);
   try {

@@ -43,12 +43,18 @@ async function sendNow(ctx: AppContext, id: string): Promise<object> {
   return d ? journalRow(d) : { id };
 }
 
-async function run(config: Config, sub: string | undefined, rest: string[], flags: Record<string, string | boolean | undefined>): Promise<object> {
+async function run(
+  config: Config,
+  sub: string | undefined,
+  rest: string[],
+  flags: Record<string, string | boolean | undefined>,
+): Promise<object> {
   const ctx = await createContext(config, { batch: { embeddedWorker: false } });
   try {
     switch (sub) {
       case 'create':
-        if (typeof flags.org !== 'string' || typeof flags.url !== 'string') throw new UsageError('webhooks create needs --org ORG --url URL');
+        if (typeof flags.org !== 'string' || typeof flags.url !== 'string')
+          throw new UsageError('webhooks create needs --org ORG --url URL');
         return await createEndpoint(ctx, flags.org, flags.url);
       case 'rotate':
         if (!rest[0]) throw new UsageError('webhooks rotate needs ID');
@@ -67,7 +73,10 @@ async function run(config: Config, sub: string | undefined, rest: string[], flag
         }
         const limit = typeof flags.limit === 'string' ? Number(flags.limit) : 50;
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1-1000');
-        const rows = await listDeliveries(ctx.db.db, { orgId: typeof flags.org === 'string' ? flags.org : undefined, limit });
+        const rows = await listDeliveries(ctx.db.db, {
+          orgId: typeof flags.org === 'string' ? flags.org : undefined,
+          limit,
+        });
         return { deliveries: rows.map(journalRow) };
       }
       case 'redeliver': {

@@ -69,7 +69,8 @@ export function assess(m: Measurement, baseline: Baseline | null): Assessment {
       status: 'not_assessable',
       metrics: [],
       flags: ['insufficient_signal'],
-      summary: 'The signal was not good enough to assess this measurement. Try again in steady, even light, facing the camera.',
+      summary:
+        'The signal was not good enough to assess this measurement. Try again in steady, even light, facing the camera.',
       disclaimers,
     };
   }
@@ -100,7 +101,8 @@ export function assess(m: Measurement, baseline: Baseline | null): Assessment {
   let summary: string;
   if (metrics.length === 0) summary = 'No metrics to assess.';
   else if (basis === 'reference_only')
-    summary = 'Not enough history for a personal baseline yet; values are compared with broad adult resting ranges only.';
+    summary =
+      'Not enough history for a personal baseline yet; values are compared with broad adult resting ranges only.';
   else if (outside.length === 0) summary = 'All assessed values are within your usual range.';
   else
     summary = `Outside your usual range: ${outside

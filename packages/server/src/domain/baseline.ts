@@ -38,7 +38,14 @@ export function computeBaseline(userRef: string, rows: BaselineSourceRow[]): Bas
     if (values.length < BASELINE_MIN_SAMPLES) continue;
     const med = median(values);
     const mad = median(values.map((v) => Math.abs(v - med)));
-    metrics[name] = { median: round(med), mad: round(mad), low: round(med - 2 * mad), high: round(med + 2 * mad), unit, samples: values.length };
+    metrics[name] = {
+      median: round(med),
+      mad: round(mad),
+      low: round(med - 2 * mad),
+      high: round(med + 2 * mad),
+      unit,
+      samples: values.length,
+    };
   }
   const ok = Object.keys(metrics).length > 0;
   return {

@@ -31,7 +31,13 @@ export interface MeasurementFields {
 }
 
 export type Settlement =
-  | { status: 'completed'; fields: MeasurementFields; framesProcessed: number; secondsProcessed: number; stats?: unknown }
+  | {
+      status: 'completed';
+      fields: MeasurementFields;
+      framesProcessed: number;
+      secondsProcessed: number;
+      stats?: unknown;
+    }
   | {
       status: 'failed' | 'aborted' | 'expired';
       code: string;
@@ -174,7 +180,12 @@ const round3 = (v: number): number => Math.round(v * 1000) / 1000;
  * Checks run when a session or job is created (spec: Errors 403 codes): monthly cloud seconds,
  * the key's monthly token cap, and the organization's balance against the cost of `estimateSec`.
  */
-export async function assertCanSpend(ctx: AppContext, key: KeyRecord, estimateSec: number, features: readonly string[]): Promise<void> {
+export async function assertCanSpend(
+  ctx: AppContext,
+  key: KeyRecord,
+  estimateSec: number,
+  features: readonly string[],
+): Promise<void> {
   const usage = await getMonthUsage(ctx.db.db, key.id, monthOf(ctx.clock.now()));
   if (key.quotaSecondsMonth !== null && usage.cloudSeconds >= key.quotaSecondsMonth)
     throw new ApiError('quota_exceeded', 'monthly cloud-seconds quota exhausted');

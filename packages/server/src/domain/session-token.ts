@@ -34,8 +34,7 @@ export function signSessionToken(secret: string, claims: SessionClaims): string 
 }
 
 export type TokenCheck =
-  | { ok: true; claims: SessionClaims }
-  | { ok: false; code: 'token_invalid' | 'token_expired'; claims?: SessionClaims };
+  { ok: true; claims: SessionClaims } | { ok: false; code: 'token_invalid' | 'token_expired'; claims?: SessionClaims };
 
 /**
  * Verifies signature first (constant-time), then expiry. `graceSec` extends the expiry (the
@@ -48,7 +47,8 @@ export function verifySessionToken(secret: string, token: unknown, nowMs: number
   const [, payload, sig] = parts;
   const expected = mac(secret, payload);
   const given = Buffer.from(sig, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, code: 'token_invalid' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, code: 'token_invalid' };
   let claims: SessionClaims;
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as SessionClaims;

@@ -20,7 +20,11 @@ export class FsObjectStore implements ObjectStore {
     return path.join(this.dir, checkKey(key));
   }
 
-  async put(key: string, body: Readable | AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredObject> {
+  async put(
+    key: string,
+    body: Readable | AsyncIterable<Uint8Array>,
+    opts: { maxBytes: number },
+  ): Promise<StoredObject> {
     const final = this.file(key);
     const tmp = path.join(this.dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
     const { size, sha256 } = await spoolToFile(tmp, body, opts.maxBytes);

@@ -69,7 +69,11 @@ export class S3ObjectStore implements ObjectStore {
     return p;
   }
 
-  async put(key: string, body: Readable | AsyncIterable<Uint8Array>, opts: { maxBytes: number }): Promise<StoredObject> {
+  async put(
+    key: string,
+    body: Readable | AsyncIterable<Uint8Array>,
+    opts: { maxBytes: number },
+  ): Promise<StoredObject> {
     const Key = this.name(key);
     // Fails before the upload is read when the store is unreachable or misconfigured.
     const { m, putClient } = await this.connect();
@@ -94,7 +98,8 @@ export class S3ObjectStore implements ObjectStore {
           return { size, sha256, storedAt };
         } catch (err) {
           const status = statusOf(err);
-          const retryable = status === undefined || status >= 500 || status === 429 || Boolean((err as SdkError).$retryable);
+          const retryable =
+            status === undefined || status >= 500 || status === 429 || Boolean((err as SdkError).$retryable);
           if (!retryable || attempt >= PUT_ATTEMPTS) throw wrap('PutObject', err);
           await sleep(200 * 4 ** (attempt - 1));
         } finally {

@@ -34,11 +34,17 @@ export class PgBossQueue implements JobQueue {
       ...(limit
         ? {
             query_timeout: limit + QUERY_TIMEOUT_MARGIN_MS,
-            onConnect: (client: { query(sql: string): Promise<unknown> }) => client.query(`set statement_timeout = ${limit}`),
+            onConnect: (client: { query(sql: string): Promise<unknown> }) =>
+              client.query(`set statement_timeout = ${limit}`),
           }
         : {}),
     };
-    this.boss = new PgBoss({ connectionString, schema: opts.schema ?? 'pgboss', max: 4, ...pool } as PgBoss.ConstructorOptions);
+    this.boss = new PgBoss({
+      connectionString,
+      schema: opts.schema ?? 'pgboss',
+      max: 4,
+      ...pool,
+    } as PgBoss.ConstructorOptions);
     this.boss.on('error', () => undefined);
     this.expireInSeconds = opts.expireInSeconds;
   }
@@ -55,7 +61,11 @@ export class PgBossQueue implements JobQueue {
   async enqueue(jobId: string): Promise<void> {
     await this.start();
     // One live announcement per job (pg-boss refuses a second with the same singletonKey).
-    await this.boss.send(QUEUE, { jobId }, { singletonKey: jobId, retryLimit: 5, retryDelay: 1, expireInSeconds: this.expireInSeconds });
+    await this.boss.send(
+      QUEUE,
+      { jobId },
+      { singletonKey: jobId, retryLimit: 5, retryDelay: 1, expireInSeconds: this.expireInSeconds },
+    );
   }
 
   async work(handler: JobHandler, opts: { concurrency: number }): Promise<void> {

@@ -14,7 +14,8 @@ export async function jobRoutes(app: FastifyInstance, ctx: AppContext): Promise<
     {
       config: { signed: true },
       schema: {
-        summary: 'Create a batch job from an uploaded object (201; an idempotent repeat answers 200 with the job as it is now)',
+        summary:
+          'Create a batch job from an uploaded object (201; an idempotent repeat answers 200 with the job as it is now)',
         body: JobCreate,
         response: { 200: envelopeOf(CloudJob), 201: envelopeOf(CloudJob), '4xx': ErrorEnvelope },
       },

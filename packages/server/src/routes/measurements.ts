@@ -47,12 +47,20 @@ export async function measurementRoutes(app: FastifyInstance, ctx: AppContext): 
         const body = req.body;
         const advanced = req.query.advanced === 'true' || body.includeAdvanced === true;
         const now = ctx.clock.now();
-        const m = fromSubmission(body, { id: newMeasurementId(), keyId: key.id, requestId: String(req.id), createdAt: now });
+        const m = fromSubmission(body, {
+          id: newMeasurementId(),
+          keyId: key.id,
+          requestId: String(req.id),
+          createdAt: now,
+        });
         const raw = advanced && body.raw ? body.raw : null;
         // The nonce, the measurement and its usage row commit together: none is stored without the others.
         const rows: InsertRow[] = [
           { table: 'measurements', values: measurementRow(m, raw, key.orgId, now) },
-          { table: 'usage_log', values: usageLogRow(key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null)) },
+          {
+            table: 'usage_log',
+            values: usageLogRow(key.id, successRow(req, ctx.clock.now(), m.quality?.level ?? null)),
+          },
         ];
         if (nonce) await nonce.stored(await ctx.db.spendNonceAndInsert(nonce.spend, rows));
         else await ctx.db.insertAll(rows);

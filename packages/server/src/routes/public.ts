@@ -11,7 +11,8 @@ export async function publicRoutes(app: FastifyInstance, ctx: AppContext): Promi
   app.get('/api/v1/limits', hide, async () => ({ ok: true, data: PUBLIC_LIMITS }));
   app.get('/api/v1/pricing', hide, async () => ({ ok: true, data: PRICING }));
   app.get('/.well-known/agent.json', hide, async (req) => {
-    const base = ctx.config.publicUrl ?? `${req.protocol}://${req.headers.host ?? `${ctx.config.host}:${ctx.config.port}`}`;
+    const base =
+      ctx.config.publicUrl ?? `${req.protocol}://${req.headers.host ?? `${ctx.config.host}:${ctx.config.port}`}`;
     return {
       schemaVersion: '1.0',
       name: 'vitals',

@@ -13,10 +13,7 @@ import { FRAME_SPEC } from '../stream/frame-spec.js';
 import { STREAM_PATH } from '../stream/paths.js';
 
 /** Requested features (omitted = all), unknown names dropped, limited to what the key may use. */
-export function sessionFeatures(
-  requested: readonly string[] | undefined,
-  allowed: readonly string[],
-): string[] {
+export function sessionFeatures(requested: readonly string[] | undefined, allowed: readonly string[]): string[] {
   const wanted = requested ?? FEATURES;
   return FEATURES.filter((f) => wanted.includes(f) && allowed.includes(f));
 }

@@ -30,7 +30,11 @@ export const maxBytesOf = (kind: string): number => (kind === 'video' ? VIDEO_MA
 function contentTypeFor(kind: 'frames' | 'video', given: string | undefined): string {
   const ct = (given ?? (kind === 'frames' ? FRAMES_CONTENT_TYPE : 'video/mp4')).toLowerCase();
   const ok = kind === 'frames' ? ct === FRAMES_CONTENT_TYPE : (VIDEO_CONTENT_TYPES as readonly string[]).includes(ct);
-  if (!ok) throw new ApiError('invalid_content_type', `contentType must be ${kind === 'frames' ? FRAMES_CONTENT_TYPE : VIDEO_CONTENT_TYPES.join(', ')} for kind ${kind}`);
+  if (!ok)
+    throw new ApiError(
+      'invalid_content_type',
+      `contentType must be ${kind === 'frames' ? FRAMES_CONTENT_TYPE : VIDEO_CONTENT_TYPES.join(', ')} for kind ${kind}`,
+    );
   return ct;
 }
 
@@ -42,7 +46,11 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
     '/sdk/v1/cloud/uploads/presign',
     {
       config: { signed: true },
-      schema: { summary: 'Presign an upload', body: PresignRequest, response: { 200: envelopeOf(Upload), '4xx': ErrorEnvelope } },
+      schema: {
+        summary: 'Presign an upload',
+        body: PresignRequest,
+        response: { 200: envelopeOf(Upload), '4xx': ErrorEnvelope },
+      },
     },
     async (req) => {
       const key = req.auth!.key;
@@ -68,10 +76,23 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
       { schema: { hide: true, params: Type.Object({ objectKey: Type.String({ maxLength: 64 }) }) } },
       async (req, reply) => {
         const now = ctx.clock.now();
-        const check = verifyUploadUrl(ctx.serverSecret, req.params.objectKey, req.query as Record<string, unknown>, now);
-        if (!check.ok) throw new ApiError('unauthorized', check.reason === 'expired' ? 'upload URL has expired' : 'upload URL is not valid');
+        const check = verifyUploadUrl(
+          ctx.serverSecret,
+          req.params.objectKey,
+          req.query as Record<string, unknown>,
+          now,
+        );
+        if (!check.ok)
+          throw new ApiError(
+            'unauthorized',
+            check.reason === 'expired' ? 'upload URL has expired' : 'upload URL is not valid',
+          );
         const g = check.grant;
-        const row = await ctx.db.db.selectFrom('uploads').selectAll().where('object_key', '=', g.objectKey).executeTakeFirst();
+        const row = await ctx.db.db
+          .selectFrom('uploads')
+          .selectAll()
+          .where('object_key', '=', g.objectKey)
+          .executeTakeFirst();
         if (!row || row.deleted_at !== null) throw new ApiError('object_not_found', 'upload no longer exists');
         if (row.job_id) throw new ApiError('conflict', 'the object already belongs to a job');
         if (mediaType(req.headers['content-type']) !== g.contentType)
@@ -97,7 +118,9 @@ export async function uploadRoutes(app: FastifyInstance, ctx: AppContext): Promi
           .set({ uploaded_at: ctx.clock.now(), size: stored.size, sha256: stored.sha256 })
           .where('object_key', '=', g.objectKey)
           .execute();
-        return reply.code(200).send({ ok: true, data: { objectKey: g.objectKey, size: stored.size, sha256: stored.sha256 } });
+        return reply
+          .code(200)
+          .send({ ok: true, data: { objectKey: g.objectKey, size: stored.size, sha256: stored.sha256 } });
       },
     );
   });

@@ -42,7 +42,10 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
       return {
         ok: true,
         data: {
-          items: items.map((u) => ({ ...u, avgQuality: u.avgQuality === null ? null : Math.round(u.avgQuality * 1000) / 1000 })),
+          items: items.map((u) => ({
+            ...u,
+            avgQuality: u.avgQuality === null ? null : Math.round(u.avgQuality * 1000) / 1000,
+          })),
           total,
           page,
           perPage,
@@ -51,7 +54,10 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
     },
   );
 
-  app.get<{ Params: { ref: string }; Querystring: { page: number; perPage: number; from?: number; to?: number; include?: string } }>(
+  app.get<{
+    Params: { ref: string };
+    Querystring: { page: number; perPage: number; from?: number; to?: number; include?: string };
+  }>(
     '/sdk/v1/users/:ref/measurements',
     {
       config: { signed: true },
@@ -74,7 +80,12 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
     async (req) => {
       const keyId = req.auth!.key.id;
       const { page, perPage, from, to } = req.query;
-      const { items, total } = await listUserMeasurements(ctx.db.db, keyId, req.params.ref, { page, perPage, from, to });
+      const { items, total } = await listUserMeasurements(ctx.db.db, keyId, req.params.ref, {
+        page,
+        perPage,
+        from,
+        to,
+      });
       if (req.query.include === 'assessment') {
         for (const m of items) m.assessment = await assessmentFor(ctx, keyId, m);
       }

@@ -40,10 +40,7 @@ export function prepare<P extends string, R = unknown>(
   build: (db: Kysely<Database>, p: Record<P, never>) => Compilable<R>,
 ): PreparedQuery<P, R> {
   // Per dialect adapter: a transaction shares its database's adapter, so it shares the entry too.
-  const byAdapter = new WeakMap<
-    object,
-    { compiled: CompiledQuery<R>; slots: Array<P | { value: unknown }> }
-  >();
+  const byAdapter = new WeakMap<object, { compiled: CompiledQuery<R>; slots: Array<P | { value: unknown }> }>();
   const sentinels = Object.fromEntries(names.map((n) => [n, `${SENTINEL}${n}`])) as Record<P, never>;
   const compile = (db: Kysely<Database>) => {
     const compiled = build(db, sentinels).compile();

@@ -131,7 +131,11 @@ export function openDatabase(opts: OpenOptions): DbHandle {
   const checkpointer =
     opts.backgroundCheckpoint && file !== ':memory:' ? startBackgroundCheckpoints(sqlite, file) : undefined;
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  const group = new GroupCommit(db, opts.maxQueuedWrites ?? DB_LIMIT_DEFAULTS.maxQueuedWrites, () => sqlite.inTransaction);
+  const group = new GroupCommit(
+    db,
+    opts.maxQueuedWrites ?? DB_LIMIT_DEFAULTS.maxQueuedWrites,
+    () => sqlite.inTransaction,
+  );
   return {
     db,
     dialect: 'sqlite',

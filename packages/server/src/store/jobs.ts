@@ -29,8 +29,7 @@ const normalize = (r: JobRow): JobRow => ({
 
 /** A complete row for a new job or session: every column not given starts empty (null, 0). */
 export function newJobRow(
-  r: Pick<CloudJobsTable, 'id' | 'key_id' | 'org_id' | 'mode' | 'status' | 'created_at'> &
-    Partial<CloudJobsTable>,
+  r: Pick<CloudJobsTable, 'id' | 'key_id' | 'org_id' | 'mode' | 'status' | 'created_at'> & Partial<CloudJobsTable>,
 ): CloudJobsTable {
   return {
     updated_at: r.created_at,
@@ -72,11 +71,7 @@ export async function getJob(db: Kysely<Database>, id: string): Promise<JobRow |
 }
 
 /** A job of one key; another key's job is indistinguishable from an unknown one. */
-export async function getJobForKey(
-  db: Kysely<Database>,
-  keyId: string,
-  id: string,
-): Promise<JobRow | undefined> {
+export async function getJobForKey(db: Kysely<Database>, keyId: string, id: string): Promise<JobRow | undefined> {
   const r = await db
     .selectFrom('cloud_jobs')
     .selectAll()

@@ -53,7 +53,12 @@ export async function insertMeasurement(
 }
 
 /** The `measurements` row of a measurement (its document, and the columns queries filter on). */
-export function measurementRow(m: Measurement, raw: MeasurementRaw | null, orgId: string, createdAt: number): Database['measurements'] {
+export function measurementRow(
+  m: Measurement,
+  raw: MeasurementRaw | null,
+  orgId: string,
+  createdAt: number,
+): Database['measurements'] {
   const q = m.quality;
   return {
     id: m.id,
@@ -81,7 +86,11 @@ export function measurementRow(m: Measurement, raw: MeasurementRaw | null, orgId
 }
 
 /** One measurement of one key; another key's id is indistinguishable from an unknown one. */
-export async function getMeasurement(db: Kysely<Database>, keyId: string, id: string): Promise<StoredMeasurement | undefined> {
+export async function getMeasurement(
+  db: Kysely<Database>,
+  keyId: string,
+  id: string,
+): Promise<StoredMeasurement | undefined> {
   const row = await db
     .selectFrom('measurements')
     .select(['doc', 'raw'])

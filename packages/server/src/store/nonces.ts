@@ -22,7 +22,13 @@ const insertNonce = prepare(['keyId', 'nonce', 'expiresAt'], (db, p) =>
 );
 
 /** Records a nonce; false when it was already spent (and not yet expired). */
-export async function spendNonce(db: Kysely<Database>, keyId: string, nonce: string, now: number, ttlMs: number): Promise<boolean> {
+export async function spendNonce(
+  db: Kysely<Database>,
+  keyId: string,
+  nonce: string,
+  now: number,
+  ttlMs: number,
+): Promise<boolean> {
   const res = await insertNonce.execute(db, { keyId, nonce, expiresAt: now + ttlMs });
   if (Number(res.numAffectedRows ?? 0) > 0) return true;
   return takeOverExpiredNonce(db, keyId, nonce, now, ttlMs);

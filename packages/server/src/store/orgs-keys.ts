@@ -38,7 +38,12 @@ export interface CreateKeyInput {
 export const microFromUsd = (usd: number): number => Math.round(usd * 1_000_000);
 export const usdFromMicro = (micro: number): number => Math.round(micro) / 1_000_000;
 
-export async function createOrg(db: Kysely<Database>, name: string, tokenBalanceUsd: number, now: number): Promise<OrgRecord> {
+export async function createOrg(
+  db: Kysely<Database>,
+  name: string,
+  tokenBalanceUsd: number,
+  now: number,
+): Promise<OrgRecord> {
   const org = { id: newOrgId(), name, token_balance_micro: microFromUsd(tokenBalanceUsd), created_at: now };
   await db.insertInto('orgs').values(org).execute();
   return { id: org.id, name, tokenBalanceMicro: org.token_balance_micro, createdAt: now };
@@ -46,7 +51,14 @@ export async function createOrg(db: Kysely<Database>, name: string, tokenBalance
 
 export async function getOrg(db: Kysely<Database>, id: string): Promise<OrgRecord | undefined> {
   const row = await db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && { id: row.id, name: row.name, tokenBalanceMicro: Number(row.token_balance_micro), createdAt: Number(row.created_at) };
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      tokenBalanceMicro: Number(row.token_balance_micro),
+      createdAt: Number(row.created_at),
+    }
+  );
 }
 
 /** Creates a key and returns its secret, which is never stored and never shown again. */

@@ -14,7 +14,8 @@ import type { NonceSpend } from './nonces.js';
  * failover, disk full) is not about an item: it fails the group as it is, without 64 retries
  * against a database that is already failing.
  */
-export const itemMayBeAtFault = (err: unknown): boolean => err instanceof pg.DatabaseError && /^2[23]/.test(err.code ?? '');
+export const itemMayBeAtFault = (err: unknown): boolean =>
+  err instanceof pg.DatabaseError && /^2[23]/.test(err.code ?? '');
 
 export const nonceKey = (s: NonceSpend): string => `${s.keyId}\u0000${s.nonce}`;
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

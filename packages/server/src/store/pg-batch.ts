@@ -38,9 +38,7 @@ const MAX_IN_FLIGHT = 2;
 /** Values JSON carries exactly into the tables' columns (text, finite numbers, null). */
 const isPlain = (v: unknown): boolean =>
   v === null || v === undefined || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
-const plainRows = (rows: readonly InsertRow[]): boolean =>
-  rows.every((r) => Object.values(r.values).every(isPlain));
-
+const plainRows = (rows: readonly InsertRow[]): boolean => rows.every((r) => Object.values(r.values).every(isPlain));
 
 interface Guarded {
   spend: NonceSpend;

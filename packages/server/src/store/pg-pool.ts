@@ -53,7 +53,9 @@ export function openPgKysely(o: PgPoolOptions): Kysely<Database> {
   // client and opens a new one on the next query, so a warning is all it takes.
   pool.on('error', (err) => process.emitWarning(`PostgreSQL connection lost; the pool reconnects (${err.message})`));
   const named = kyselyFacing(pool);
-  const dialect = schema ? new SchemaScopedPostgresDialect({ pool: named }, schema) : new PostgresDialect({ pool: named });
+  const dialect = schema
+    ? new SchemaScopedPostgresDialect({ pool: named }, schema)
+    : new PostgresDialect({ pool: named });
   return new Kysely<Database>({ dialect });
 }
 

@@ -14,6 +14,10 @@ export async function serverSecret(db: Kysely<Database>, configured?: string): P
     .values({ name: 'server_secret', value: randomHex(32) })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const row = await db.selectFrom('settings').select('value').where('name', '=', 'server_secret').executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('name', '=', 'server_secret')
+    .executeTakeFirstOrThrow();
   return row.value;
 }

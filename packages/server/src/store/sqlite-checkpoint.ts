@@ -38,11 +38,7 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startBackgroundCheckpoints(
-  sqlite: SQLite.Database,
-  file: string,
-  intervalMs = 250,
-): Checkpointer {
+export function startBackgroundCheckpoints(sqlite: SQLite.Database, file: string, intervalMs = 250): Checkpointer {
   sqlite.pragma('wal_autocheckpoint = 0');
   const lib = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER, { eval: true, workerData: { lib, file, intervalMs } });
@@ -56,8 +52,7 @@ export function startBackgroundCheckpoints(
   worker.on('exit', fallBack);
   worker.on('message', (m: { error?: string }) => {
     // A failed checkpoint (disk full, I/O error) is retried next tick; a busy one is normal.
-    if (m.error && !/busy|locked/i.test(m.error))
-      process.emitWarning(`SQLite background checkpoint: ${m.error}`);
+    if (m.error && !/busy|locked/i.test(m.error)) process.emitWarning(`SQLite background checkpoint: ${m.error}`);
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   return {

@@ -28,7 +28,15 @@ export class StoreBusyError extends Error {
 const SQLSTATES = new Set(['57014', '57P01', '57P02', '57P03', '53300', '53100', '53200', '25006']);
 
 /** Socket errors on the way to the database or the object store (Node's `code`). */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * S3 error names (ObjectStoreError's `code`) that mean "not now": throttling and the service's own

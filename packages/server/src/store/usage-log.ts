@@ -68,7 +68,9 @@ export async function listUsage(
   let q = db.selectFrom('usage_log').selectAll().where('key_id', '=', keyId);
   q = after.inclusiveTime
     ? q.where('time', '>=', after.time)
-    : q.where((eb) => eb.or([eb('time', '>', after.time), eb.and([eb('time', '=', after.time), eb('id', '>', after.id)])]));
+    : q.where((eb) =>
+        eb.or([eb('time', '>', after.time), eb.and([eb('time', '=', after.time), eb('id', '>', after.id)])]),
+      );
   const rows = await q.orderBy('time', 'asc').orderBy('id', 'asc').limit(limit).execute();
   return rows.map((r) => ({
     id: r.id,

@@ -24,7 +24,13 @@ export async function sweepUsageLog(db: Kysely<Database>, cutoffMs: number, batc
     const res = await db
       .deleteFrom('usage_log')
       .where('id', 'in', (q) =>
-        q.selectFrom('usage_log').select('id').where('id', '<', bound).where('time', '<', cutoffMs).orderBy('id').limit(batch),
+        q
+          .selectFrom('usage_log')
+          .select('id')
+          .where('id', '<', bound)
+          .where('time', '<', cutoffMs)
+          .orderBy('id')
+          .limit(batch),
       )
       .executeTakeFirst();
     const n = Number(res.numDeletedRows);

@@ -33,7 +33,13 @@ import { newAuxAggregate } from './final-measurement.js';
 import type { Drainable, FrameScheduler } from './scheduler.js';
 import { recordFramesProcessed, recordHrLag } from './metrics.js';
 import { FrameQueue } from './frame-queue.js';
-import { CLOSE, INLINE_DRAIN_MAX_LAG_MS, MAX_MESSAGES_PER_SEC, OVERFLOW_STATS_MIN_MS, WALL_GRACE_MS } from './limits.js';
+import {
+  CLOSE,
+  INLINE_DRAIN_MAX_LAG_MS,
+  MAX_MESSAGES_PER_SEC,
+  OVERFLOW_STATS_MIN_MS,
+  WALL_GRACE_MS,
+} from './limits.js';
 import { authorize, checkHello, isRefusal, type Grant } from './handshake.js';
 import type { Ending } from './settlement.js';
 import { faceCropOf, isFaceCrop } from './face-crop.js';
@@ -135,7 +141,13 @@ export class StreamConnection implements Drainable {
     if (this.phase !== 'running') {
       // CLARIFICATIONS 27: before `ready`, only one `hello` is allowed.
       if (this.phase === 'hello' && t === 'hello') void this.hello(msg);
-      else fatal(this, 'protocol_error', this.phase === 'hello' ? 'the first message must be hello' : 'wait for ready', CLOSE.protocol);
+      else
+        fatal(
+          this,
+          'protocol_error',
+          this.phase === 'hello' ? 'the first message must be hello' : 'wait for ready',
+          CLOSE.protocol,
+        );
       return;
     }
     switch (t) {
@@ -147,11 +159,24 @@ export class StreamConnection implements Drainable {
         return;
       case 'abort': {
         const reason = typeof msg.reason === 'string' ? msg.reason.slice(0, 200) : '';
-        end(this, { status: 'aborted', code: 'aborted_by_client', message: reason ? `aborted by client: ${reason}` : 'aborted by client' }, CLOSE.normal);
+        end(
+          this,
+          {
+            status: 'aborted',
+            code: 'aborted_by_client',
+            message: reason ? `aborted by client: ${reason}` : 'aborted by client',
+          },
+          CLOSE.normal,
+        );
         return;
       }
       default:
-        fatal(this, 'protocol_error', t === 'hello' ? 'hello sent twice' : `unknown control message ${JSON.stringify(String(t)).slice(0, 40)}`, CLOSE.protocol);
+        fatal(
+          this,
+          'protocol_error',
+          t === 'hello' ? 'hello sent twice' : `unknown control message ${JSON.stringify(String(t)).slice(0, 40)}`,
+          CLOSE.protocol,
+        );
     }
   }
 
@@ -211,7 +236,8 @@ export class StreamConnection implements Drainable {
     this.lastT = p.tMicros;
     // A burst that arrived in one read (a client catching up) is not a server falling behind:
     // while the process keeps up, make room by processing instead of dropping.
-    if (this.queue.length >= STREAM_QUEUE_FRAMES && this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS) this.drain(1);
+    if (this.queue.length >= STREAM_QUEUE_FRAMES && this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS)
+      this.drain(1);
     if (this.queue.length >= STREAM_QUEUE_FRAMES) {
       // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
       this.queue.shift();
@@ -259,7 +285,13 @@ export class StreamConnection implements Drainable {
     this.messageGuard = new TokenBucket(performance.now(), MAX_MESSAGES_PER_SEC);
     this.analyzer = analyzer;
     if (analyzer) this.aux = new AuxAssembler();
-    send(this, { t: 'ready', sessionId: claims.sid, acceptedFeatures: accepted, maxDurationSec: claims.dur, protocol: PROTOCOL_VERSION });
+    send(this, {
+      t: 'ready',
+      sessionId: claims.sid,
+      acceptedFeatures: accepted,
+      maxDurationSec: claims.dur,
+      protocol: PROTOCOL_VERSION,
+    });
   }
 
   // ---- processing -----------------------------------------------------------------------------

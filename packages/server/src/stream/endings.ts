@@ -12,7 +12,13 @@ import { jobStats, settleEnded, type Ending } from './settlement.js';
 import type { Refusal } from './handshake.js';
 
 /** A fatal error: `error` event, the session settles (failed or aborted), the socket closes. */
-export function fatal(c: StreamConnection, code: StreamErrorCode, message: string, closeCode: number, settle = true): void {
+export function fatal(
+  c: StreamConnection,
+  code: StreamErrorCode,
+  message: string,
+  closeCode: number,
+  settle = true,
+): void {
   if (c.phase === 'closed') return;
   sendRaw(c, { t: 'error', code, message, fatal: true });
   const status = code === 'idle_timeout' ? 'aborted' : 'failed';
@@ -74,5 +80,8 @@ export async function settle(c: StreamConnection, e: Ending): Promise<void> {
 
 /** The job's `stats`: the stream's counters, and the engine's when a measurement was made. */
 export function streamJobStats(c: StreamConnection, m?: EngineMeasurement): Record<string, unknown> {
-  return jobStats({ received: c.received, dropped: c.dropped, processed: c.processed, auxDropped: c.aux?.dropped ?? 0 }, m);
+  return jobStats(
+    { received: c.received, dropped: c.dropped, processed: c.processed, auxDropped: c.aux?.dropped ?? 0 },
+    m,
+  );
 }

@@ -11,5 +11,11 @@ export function isFaceCrop(data: Buffer): boolean {
 
 /** decodePacket's type-1 result read straight from the Buffer (no DataView per frame). */
 export function faceCropOf(data: Buffer): FaceCropPacket {
-  return { type: 1, seq: data.readUInt32LE(2), tMicros: data.readUInt32LE(6), flags: data.readUInt16LE(10), pixels: data.subarray(12, FACE_CROP_PACKET_BYTES) };
+  return {
+    type: 1,
+    seq: data.readUInt32LE(2),
+    tMicros: data.readUInt32LE(6),
+    flags: data.readUInt16LE(10),
+    pixels: data.subarray(12, FACE_CROP_PACKET_BYTES),
+  };
 }

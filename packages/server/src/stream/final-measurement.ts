@@ -13,9 +13,24 @@ export interface AuxAggregate {
   pitchSum: number;
 }
 
-export const newAuxAggregate = (): AuxAggregate => ({ emotionSamples: 0, emotionSum: new Array(8).fill(0), gazeSamples: 0, yawSum: 0, pitchSum: 0 });
+export const newAuxAggregate = (): AuxAggregate => ({
+  emotionSamples: 0,
+  emotionSum: new Array(8).fill(0),
+  gazeSamples: 0,
+  yawSum: 0,
+  pitchSum: 0,
+});
 
-export const EMOTION_ORDER = ['Anger', 'Contempt', 'Disgust', 'Fear', 'Happiness', 'Neutral', 'Sadness', 'Surprise'] as const;
+export const EMOTION_ORDER = [
+  'Anger',
+  'Contempt',
+  'Disgust',
+  'Fear',
+  'Happiness',
+  'Neutral',
+  'Sadness',
+  'Surprise',
+] as const;
 
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
@@ -29,7 +44,9 @@ export function toFields(m: EngineMeasurement, aux: AuxAggregate): MeasurementFi
     isComplete: m.isComplete,
     quality: { ...m.quality },
     cardiac: m.cardiac ?? { heartRate: null },
-    hrv: m.hrv ? { sdnnMs: m.hrv.sdnnMs, rmssdMs: m.hrv.rmssdMs, pnn50Pct: m.hrv.pnn50Pct, confidence: m.hrv.confidence } : null,
+    hrv: m.hrv
+      ? { sdnnMs: m.hrv.sdnnMs, rmssdMs: m.hrv.rmssdMs, pnn50Pct: m.hrv.pnn50Pct, confidence: m.hrv.confidence }
+      : null,
     respiratory: m.respiratory ?? { breathingRate: null },
     stress: m.stress ?? null,
     bloodPressure: m.bloodPressure ?? null,
@@ -53,7 +70,12 @@ export function toFields(m: EngineMeasurement, aux: AuxAggregate): MeasurementFi
     fields.emotion = { probs, dominant: EMOTION_ORDER[top], samples: aux.emotionSamples };
   } else fields.emotion = null;
   if (aux.gazeSamples > 0) {
-    fields.gaze = { meanYaw: r3(aux.yawSum / aux.gazeSamples), meanPitch: r3(aux.pitchSum / aux.gazeSamples), unit: 'rad', samples: aux.gazeSamples };
+    fields.gaze = {
+      meanYaw: r3(aux.yawSum / aux.gazeSamples),
+      meanPitch: r3(aux.pitchSum / aux.gazeSamples),
+      unit: 'rad',
+      samples: aux.gazeSamples,
+    };
   } else fields.gaze = null;
   return fields;
 }

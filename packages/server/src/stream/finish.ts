@@ -26,16 +26,33 @@ export async function finish(c: StreamConnection, reason: 'stop' | 'duration'): 
   const { ctx } = c.deps;
   try {
     if (reason === 'duration')
-      send(c, { t: 'error', code: 'duration_exceeded', message: `session reached its ${c.claims!.dur} s; frames past it are ignored`, fatal: false });
+      send(c, {
+        t: 'error',
+        code: 'duration_exceeded',
+        message: `session reached its ${c.claims!.dur} s; frames past it are ignored`,
+        fatal: false,
+      });
     while (c.drain(Infinity));
     const m = c.processed > 0 ? c.estimator!.finish() : undefined;
     c.estimator = undefined;
     const fields = m ? toFields(m, c.auxAgg) : emptyFields();
-    if (!m || isPoor(m)) send(c, { t: 'error', code: 'insufficient_signal', message: 'not enough signal for a measurement', fatal: false });
+    if (!m || isPoor(m))
+      send(c, {
+        t: 'error',
+        code: 'insufficient_signal',
+        message: 'not enough signal for a measurement',
+        fatal: false,
+      });
     const stats = streamJobStats(c, m);
     const doc = await withStoreRetries(c, () => storeFinal(ctx, c.claims!.sid, m, fields, stats));
     if (!doc) {
-      fatal(c, 'session_already_used', 'the session was settled elsewhere (superseded by a fallback job)', CLOSE.policy, false);
+      fatal(
+        c,
+        'session_already_used',
+        'the session was settled elsewhere (superseded by a fallback job)',
+        CLOSE.policy,
+        false,
+      );
       return;
     }
     send(c, { t: 'final', measurementId: doc.id, measurement: doc });
@@ -52,7 +69,10 @@ async function withStoreRetries<T>(c: StreamConnection, attempt: () => Promise<T
     } catch (err) {
       // Shutdown (phase `closed`) settles the session itself; past the last wait the outage is not a blip.
       if (!isStoreUnavailable(err) || i >= STORE_RETRY_MS.length || c.phase !== 'finishing') throw err;
-      c.deps.log.warn({ err, sessionId: c.claims?.sid, retryInMs: STORE_RETRY_MS[i] }, 'storing the final measurement: store unavailable, retrying');
+      c.deps.log.warn(
+        { err, sessionId: c.claims?.sid, retryInMs: STORE_RETRY_MS[i] },
+        'storing the final measurement: store unavailable, retrying',
+      );
       await new Promise((r) => setTimeout(r, STORE_RETRY_MS[i]));
     }
   }

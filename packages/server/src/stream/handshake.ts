@@ -38,7 +38,8 @@ export function checkHello(ctx: AppContext, msg: any): SessionClaims | Refusal {
   }
   const check = verifySessionToken(ctx.serverSecret, msg.token, ctx.clock.now());
   if (!check.ok) {
-    const message = check.code === 'token_expired' ? 'session token expired; mint a new session' : 'session token did not verify';
+    const message =
+      check.code === 'token_expired' ? 'session token expired; mint a new session' : 'session token did not verify';
     return { code: check.code, message, closeCode: CLOSE.policy };
   }
   return check.claims;
@@ -56,7 +57,11 @@ export async function authorize(
 ): Promise<Grant | Refusal | undefined> {
   const key = await ctx.keys.get(claims.kid);
   if (!key || key.status !== 'active' || (key.expiresAt !== null && key.expiresAt <= ctx.clock.now())) {
-    return { code: 'token_invalid', message: 'the key that minted this session is not active', closeCode: CLOSE.policy };
+    return {
+      code: 'token_invalid',
+      message: 'the key that minted this session is not active',
+      closeCode: CLOSE.policy,
+    };
   }
   let accepted = claims.feat.slice();
   if (Array.isArray(requested)) accepted = accepted.filter((f) => requested.includes(f));
@@ -76,7 +81,11 @@ export async function authorize(
     accepted_features: JSON.stringify(accepted),
   });
   if (!moved) {
-    return { code: 'session_already_used', message: 'this session was already connected (one connection per token)', closeCode: CLOSE.policy };
+    return {
+      code: 'session_already_used',
+      message: 'this session was already connected (one connection per token)',
+      closeCode: CLOSE.policy,
+    };
   }
   return { claims, accepted, analyzer, startedAt: now };
 }

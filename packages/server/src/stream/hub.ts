@@ -57,7 +57,9 @@ export class StreamHub {
   }
 
   attach(server: Server): void {
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(server, req, socket, head));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.onUpgrade(server, req, socket, head),
+    );
   }
 
   get size(): number {

@@ -1,7 +1,14 @@
 /** The streaming endpoint's close codes and per-connection limits (docs/streaming.md). */
 
 /** Close codes (docs/streaming.md). */
-export const CLOSE = { normal: 1000, goingAway: 1001, protocol: 1002, policy: 1008, tooBig: 1009, internal: 1011 } as const;
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  protocol: 1002,
+  policy: 1008,
+  tooBig: 1009,
+  internal: 1011,
+} as const;
 
 /** Wall-clock slack past the token's duration before `duration_exceeded` (camera start, jitter). */
 export const WALL_GRACE_MS = 5000;

@@ -18,7 +18,13 @@ export const settledCheck = { intervalMs: 2000 };
 
 export function endSettledElsewhere(c: StreamConnection): void {
   if (c.phase !== 'running') return; // its own settlement, or already ending
-  fatal(c, 'session_already_used', 'the session was settled elsewhere (superseded by a fallback job)', CLOSE.policy, false);
+  fatal(
+    c,
+    'session_already_used',
+    'the session was settled elsewhere (superseded by a fallback job)',
+    CLOSE.policy,
+    false,
+  );
 }
 
 /** Of these session ids, the ones no longer live in the database. */

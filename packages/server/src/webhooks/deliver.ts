@@ -40,17 +40,27 @@ export function attemptDelivery(
   const started = performance.now();
   const ms = (): number => Math.round(performance.now() - started);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (target.protocol !== 'https:') return Promise.resolve({ ok: false, statusCode: null, error: 'refused: not https', responseMs: 0, remoteAddress: null });
+  if (target.protocol !== 'https:')
+    return Promise.resolve({
+      ok: false,
+      statusCode: null,
+      error: 'refused: not https',
+      responseMs: 0,
+      remoteAddress: null,
+    });
   const baseLookup = (opts.lookup ?? dns.lookup) as LookupFunction;
 
   const guardedLookup: LookupFunction = (hostname, options, callback) => {
     baseLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
-      const list = (Array.isArray(addresses) ? addresses : [{ address: addresses as unknown as string, family: 4 }]) as dns.LookupAddress[];
+      const list = (
+        Array.isArray(addresses) ? addresses : [{ address: addresses as unknown as string, family: 4 }]
+      ) as dns.LookupAddress[];
       if (list.length === 0) return callback(new Error('no address'), '', 0);
       const bad = list.find((a) => !addressAllowed(allow, host, a.address));
       if (bad) return callback(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0].address, list[0].family);
     });
   };
@@ -74,7 +84,12 @@ export function attemptDelivery(
         port: target.port || 443,
         path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length), 'user-agent': 'vitals-webhooks/1' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+          'user-agent': 'vitals-webhooks/1',
+        },
         agent,
         lookup: guardedLookup,
         servername: ipLiteral(host) ? undefined : host,
@@ -124,7 +139,8 @@ class GuardedAgent extends https.Agent {
       raw.removeListener('error', fail);
       raw.setTimeout(0);
       const address = raw.remoteAddress;
-      if (!address || !this.allowed(address)) return fail(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }));
+      if (!address || !this.allowed(address))
+        return fail(Object.assign(new Error(REFUSED), { code: 'EREFUSED_PRIVATE' }));
       oncreate(null, tls.connect({ ...options, socket: raw }));
     });
     return undefined;

@@ -11,7 +11,15 @@ import { getJob } from '../store/jobs.js';
 import { getKey } from '../store/orgs-keys.js';
 import { attemptDelivery, type AttemptResult } from './deliver.js';
 import { checkWebhookUrl, parseAllowList } from './ssrf.js';
-import { claimDelivery, dueDeliveries, getDelivery, getEndpoint, insertDelivery, pendingAttemptState, type DeliveryRow } from './journal.js';
+import {
+  claimDelivery,
+  dueDeliveries,
+  getDelivery,
+  getEndpoint,
+  insertDelivery,
+  pendingAttemptState,
+  type DeliveryRow,
+} from './journal.js';
 import { endpointDelivery, jobDelivery, TEST_EVENT, type SignedBody } from './events.js';
 
 const CLAIM_MS = WEBHOOK_ATTEMPT_TIMEOUT_MS * 3;
@@ -65,7 +73,13 @@ export async function deliverOne(ctx: AppContext, rt: BatchRuntime, id: string):
 }
 
 async function attemptFor(ctx: AppContext, rt: BatchRuntime, d: DeliveryRow): Promise<AttemptResult> {
-  const fail = (error: string): AttemptResult => ({ ok: false, statusCode: null, error, responseMs: 0, remoteAddress: null });
+  const fail = (error: string): AttemptResult => ({
+    ok: false,
+    statusCode: null,
+    error,
+    responseMs: 0,
+    remoteAddress: null,
+  });
   const allow = parseAllowList(ctx.config.webhookAllowHosts);
   const checked = checkWebhookUrl(d.url, allow);
   if (!checked.ok) return fail(`refused: ${checked.reason}`);
@@ -98,7 +112,13 @@ async function buildRequest(ctx: AppContext, d: DeliveryRow, url: URL): Promise<
   // Read at each attempt: a rotated secret signs the next attempt (CLARIFICATIONS 9).
   const ep = d.endpoint_id ? await getEndpoint(db, d.endpoint_id) : undefined;
   if (!ep || ep.status !== 'active') return undefined;
-  return endpointDelivery(url, { id: d.id, event: d.event, createdAt: d.created_at, data }, ep.id, ep.secret_sha256, nowSec);
+  return endpointDelivery(
+    url,
+    { id: d.id, event: d.event, createdAt: d.created_at, data },
+    ep.id,
+    ep.secret_sha256,
+    nowSec,
+  );
 }
 
 /**

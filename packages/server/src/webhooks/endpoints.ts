@@ -11,7 +11,11 @@ import { getEndpoint } from './journal.js';
 
 export class EndpointError extends Error {}
 
-export async function createEndpoint(ctx: AppContext, orgId: string, url: string): Promise<{ id: string; secret: string }> {
+export async function createEndpoint(
+  ctx: AppContext,
+  orgId: string,
+  url: string,
+): Promise<{ id: string; secret: string }> {
   const db = ctx.db.db;
   if (!(await getOrg(db, orgId))) throw new EndpointError(`no organization ${orgId}`);
   const checked = checkWebhookUrl(url, parseAllowList(ctx.config.webhookAllowHosts));
@@ -22,12 +26,21 @@ export async function createEndpoint(ctx: AppContext, orgId: string, url: string
     .where('org_id', '=', orgId)
     .where('status', '=', 'active')
     .executeTakeFirstOrThrow();
-  if (Number(count.n) >= ORG_WEBHOOK_LIMIT) throw new EndpointError(`organization ${orgId} already has ${ORG_WEBHOOK_LIMIT} webhook endpoints`);
+  if (Number(count.n) >= ORG_WEBHOOK_LIMIT)
+    throw new EndpointError(`organization ${orgId} already has ${ORG_WEBHOOK_LIMIT} webhook endpoints`);
   const id = newWebhookEndpointId();
   const secret = newWebhookSecret();
   await db
     .insertInto('webhook_endpoints')
-    .values({ id, org_id: orgId, url: checked.url.href, secret_sha256: await sha256Hex(secret), status: 'active', created_at: ctx.clock.now(), rotated_at: null })
+    .values({
+      id,
+      org_id: orgId,
+      url: checked.url.href,
+      secret_sha256: await sha256Hex(secret),
+      status: 'active',
+      created_at: ctx.clock.now(),
+      rotated_at: null,
+    })
     .execute();
   return { id, secret };
 }
@@ -44,13 +57,28 @@ export async function rotateEndpoint(ctx: AppContext, id: string): Promise<{ id:
 }
 
 export async function deleteEndpoint(ctx: AppContext, id: string): Promise<boolean> {
-  const res = await ctx.db.db.updateTable('webhook_endpoints').set({ status: 'deleted' }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+  const res = await ctx.db.db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'deleted' })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
 export async function listEndpoints(ctx: AppContext, orgId?: string) {
-  let q = ctx.db.db.selectFrom('webhook_endpoints').select(['id', 'org_id', 'url', 'status', 'created_at', 'rotated_at']).where('status', '=', 'active');
+  let q = ctx.db.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'org_id', 'url', 'status', 'created_at', 'rotated_at'])
+    .where('status', '=', 'active');
   if (orgId) q = q.where('org_id', '=', orgId);
   const rows = await q.orderBy('created_at').execute();
-  return rows.map((r) => ({ id: r.id, orgId: r.org_id, url: r.url, status: r.status, createdAt: Number(r.created_at), rotatedAt: r.rotated_at === null ? null : Number(r.rotated_at) }));
+  return rows.map((r) => ({
+    id: r.id,
+    orgId: r.org_id,
+    url: r.url,
+    status: r.status,
+    createdAt: Number(r.created_at),
+    rotatedAt: r.rotated_at === null ? null : Number(r.rotated_at),
+  }));
 }

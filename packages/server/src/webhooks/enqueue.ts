@@ -24,7 +24,14 @@ export async function journalSettlement(ctx: AppContext, job: JobRow): Promise<s
   };
   if (job.webhook_url) {
     const id = newDeliveryId();
-    await insertDelivery(db, { ...base, id, target: 'job', endpoint_id: null, key_id: job.key_id, url: job.webhook_url });
+    await insertDelivery(db, {
+      ...base,
+      id,
+      target: 'job',
+      endpoint_id: null,
+      key_id: job.key_id,
+      url: job.webhook_url,
+    });
     ids.push(id);
   }
   for (const ep of await activeEndpoints(db, job.org_id)) {

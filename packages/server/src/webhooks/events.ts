@@ -7,7 +7,12 @@
  */
 import { canonicalString, randomHex, signWithSecretHash, type CloudJob } from '@vitals/protocol';
 
-export const JOB_EVENTS = ['cloud.job.completed', 'cloud.job.failed', 'cloud.job.aborted', 'cloud.job.expired'] as const;
+export const JOB_EVENTS = [
+  'cloud.job.completed',
+  'cloud.job.failed',
+  'cloud.job.aborted',
+  'cloud.job.expired',
+] as const;
 export const TEST_EVENT = 'webhook.test';
 
 export const eventOfStatus = (status: string): string | undefined =>
@@ -18,17 +23,31 @@ export interface SignedBody {
   headers: Record<string, string>;
 }
 
-async function sign(path: string, body: Buffer, secretSha256: string, nowSec: number): Promise<{ timestamp: string; nonce: string; signature: string }> {
+async function sign(
+  path: string,
+  body: Buffer,
+  secretSha256: string,
+  nowSec: number,
+): Promise<{ timestamp: string; nonce: string; signature: string }> {
   const timestamp = String(nowSec);
   const nonce = randomHex(16);
   const canonical = await canonicalString({ method: 'POST', path, timestamp, nonce, body: new Uint8Array(body) });
   return { timestamp, nonce, signature: await signWithSecretHash(secretSha256, canonical) };
 }
 
-export async function jobDelivery(url: URL, job: CloudJob, keyId: string, keySecretSha256: string, nowSec: number): Promise<SignedBody> {
+export async function jobDelivery(
+  url: URL,
+  job: CloudJob,
+  keyId: string,
+  keySecretSha256: string,
+  nowSec: number,
+): Promise<SignedBody> {
   const body = Buffer.from(JSON.stringify({ ok: true, data: job }));
   const s = await sign(url.pathname, body, keySecretSha256, nowSec);
-  return { body, headers: { 'x-key-id': keyId, 'x-timestamp': s.timestamp, 'x-nonce': s.nonce, 'x-signature': s.signature } };
+  return {
+    body,
+    headers: { 'x-key-id': keyId, 'x-timestamp': s.timestamp, 'x-nonce': s.nonce, 'x-signature': s.signature },
+  };
 }
 
 export async function endpointDelivery(
@@ -40,5 +59,8 @@ export async function endpointDelivery(
 ): Promise<SignedBody> {
   const body = Buffer.from(JSON.stringify(envelope));
   const s = await sign(url.pathname, body, secretSha256, nowSec);
-  return { body, headers: { 'x-webhook-id': endpointId, 'x-timestamp': s.timestamp, 'x-nonce': s.nonce, 'x-signature': s.signature } };
+  return {
+    body,
+    headers: { 'x-webhook-id': endpointId, 'x-timestamp': s.timestamp, 'x-nonce': s.nonce, 'x-signature': s.signature },
+  };
 }

@@ -6,7 +6,16 @@ import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '..
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
-const NUMERIC = ['attempts', 'max_attempts', 'next_attempt_at', 'lease_until', 'last_status_code', 'last_response_ms', 'created_at', 'updated_at'] as const;
+const NUMERIC = [
+  'attempts',
+  'max_attempts',
+  'next_attempt_at',
+  'lease_until',
+  'last_status_code',
+  'last_response_ms',
+  'created_at',
+  'updated_at',
+] as const;
 
 export function normalizeDelivery(r: DeliveryRow): DeliveryRow {
   const out = { ...r } as Record<string, unknown>;
@@ -76,15 +85,28 @@ export async function listDeliveries(
 }
 
 export async function attemptsOf(db: Kysely<Database>, deliveryId: string) {
-  const rows = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+  const rows = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
   return rows.map((r) => ({ ...r, at: Number(r.at), ok: Number(r.ok) === 1, attempt: Number(r.attempt) }));
 }
 
 export async function getEndpoint(db: Kysely<Database>, id: string): Promise<EndpointRow | undefined> {
   const r = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
-  return r && { ...r, created_at: Number(r.created_at), rotated_at: r.rotated_at === null ? null : Number(r.rotated_at) };
+  return (
+    r && { ...r, created_at: Number(r.created_at), rotated_at: r.rotated_at === null ? null : Number(r.rotated_at) }
+  );
 }
 
 export async function activeEndpoints(db: Kysely<Database>, orgId: string): Promise<EndpointRow[]> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('org_id', '=', orgId).where('status', '=', 'active').orderBy('created_at').execute();
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('status', '=', 'active')
+    .orderBy('created_at')
+    .execute();
 }

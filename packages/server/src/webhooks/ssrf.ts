@@ -16,7 +16,10 @@ export interface AllowList {
 export function parseAllowList(entries: readonly string[]): AllowList {
   const list: AllowList = { hosts: new Set(), cidrs: [] };
   for (const raw of entries) {
-    const e = raw.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    const e = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1');
     if (!e) continue;
     if (ipaddr.isValidCIDR(e)) list.cidrs.push(normalizeCidr(ipaddr.parseCIDR(e)));
     else if (ipaddr.isValid(e)) {
@@ -28,7 +31,8 @@ export function parseAllowList(entries: readonly string[]): AllowList {
 }
 
 function normalizeCidr([a, bits]: [ipaddr.IPv4 | ipaddr.IPv6, number]): [ipaddr.IPv4 | ipaddr.IPv6, number] {
-  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress()) return [(a as ipaddr.IPv6).toIPv4Address(), Math.max(0, bits - 96)];
+  if (a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress())
+    return [(a as ipaddr.IPv6).toIPv4Address(), Math.max(0, bits - 96)];
   return [a, bits];
 }
 

@@ -12,7 +12,8 @@ export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Res
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** How a request proves itself: NCS1 with the key, a session token, or nothing (public). */
-export type Auth = { kind: 'ncs1'; keyId: string; secret: string } | { kind: 'bearer'; token: string } | { kind: 'none' };
+export type Auth =
+  { kind: 'ncs1'; keyId: string; secret: string } | { kind: 'bearer'; token: string } | { kind: 'none' };
 
 export interface HttpConfig {
   baseUrl: string;
@@ -102,7 +103,10 @@ export class HttpClient {
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         if (opts.idempotent && attempt < this.config.retry.maxRetries) {
-          await this.config.sleep(retryDelayMs(this.config.retry, attempt, undefined, this.config.random)!, opts.signal);
+          await this.config.sleep(
+            retryDelayMs(this.config.retry, attempt, undefined, this.config.random)!,
+            opts.signal,
+          );
           continue;
         }
         throw new NetworkError(`${method} ${url.pathname} failed: ${messageOf(err)}`, { cause: err });
@@ -114,7 +118,13 @@ export class HttpClient {
         const limited = res.status === 429;
         const wait = parseResetSeconds(res.headers.get(limited ? 'ratelimit-reset' : 'retry-after'));
         const policy = this.config.retry;
-        const delay = retryDelayMs(policy, attempt, wait, this.config.random, limited ? policy.maxResetWaitMs : policy.maxDelayMs);
+        const delay = retryDelayMs(
+          policy,
+          attempt,
+          wait,
+          this.config.random,
+          limited ? policy.maxResetWaitMs : policy.maxDelayMs,
+        );
         if (delay !== undefined) {
           await res.body?.cancel().catch(() => undefined);
           this.config.logger.debug?.(`${method} ${url.pathname}: ${res.status}, retry in ${delay} ms`);
@@ -187,7 +197,9 @@ async function parseResponse<T>(res: Response): Promise<ApiResponse<T>> {
   }
   const code = typeof envelope?.error?.code === 'string' ? envelope.error.code : codeForStatus(res.status);
   const message =
-    typeof envelope?.error?.message === 'string' ? envelope.error.message : `HTTP ${res.status} ${res.statusText}`.trim();
+    typeof envelope?.error?.message === 'string'
+      ? envelope.error.message
+      : `HTTP ${res.status} ${res.statusText}`.trim();
   throw new ApiError({
     code,
     message,

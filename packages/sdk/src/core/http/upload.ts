@@ -103,7 +103,9 @@ export const xhrUploader: Uploader = async (req) => {
         req.onProgress?.({ loaded: total, total });
         resolve();
       } else {
-        void uploadFailure(xhr.status, xhr.responseText, xhr.getResponseHeader('x-request-id') ?? undefined).then(reject);
+        void uploadFailure(xhr.status, xhr.responseText, xhr.getResponseHeader('x-request-id') ?? undefined).then(
+          reject,
+        );
       }
     };
     req.signal?.addEventListener('abort', () => xhr.abort(), { once: true });

@@ -29,7 +29,10 @@ export interface ConnectTarget {
   timeoutMs: number;
 }
 
-export function connectSocket({ factory, wsUrl, sessionToken, timeoutMs }: ConnectTarget, hooks: ConnectHooks): Promise<ReadyEvent> {
+export function connectSocket(
+  { factory, wsUrl, sessionToken, timeoutMs }: ConnectTarget,
+  hooks: ConnectHooks,
+): Promise<ReadyEvent> {
   return new Promise<ReadyEvent>((resolve, reject) => {
     let settled = false;
     const fail = (code: string, message: string): void => {
@@ -66,7 +69,10 @@ export function connectSocket({ factory, wsUrl, sessionToken, timeoutMs }: Conne
         resolve(event as ReadyEvent);
       } else if (event.t === 'error' && !settled && (event as { fatal?: boolean }).fatal !== false) {
         hooks.refused(event);
-        return fail(String((event as { code?: unknown }).code ?? 'stream_error'), String((event as { message?: unknown }).message ?? ''));
+        return fail(
+          String((event as { code?: unknown }).code ?? 'stream_error'),
+          String((event as { message?: unknown }).message ?? ''),
+        );
       }
       hooks.event(event);
     };

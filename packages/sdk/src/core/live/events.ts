@@ -94,7 +94,19 @@ export interface StreamEventMap {
 }
 export type StreamEvent = StreamEventMap[keyof StreamEventMap];
 
-export const SERVER_EVENT_TYPES = new Set(['ready', 'hr', 'hrv', 'bp', 'spo2', 'emotion', 'gaze', 'stats', 'error', 'final', 'pong']);
+export const SERVER_EVENT_TYPES = new Set([
+  'ready',
+  'hr',
+  'hrv',
+  'bp',
+  'spo2',
+  'emotion',
+  'gaze',
+  'stats',
+  'error',
+  'final',
+  'pong',
+]);
 
 type Listener<E> = (event: E) => void;
 

@@ -23,7 +23,6 @@ export class SessionFallback {
     private readonly deps: { sleep: Sleep; clock: Clock },
   ) {}
 
-
   async uploadFrames(file: Uint8Array, signal?: AbortSignal): Promise<CloudJob> {
     const res = await this.http.request<CloudJob>('POST', `/sdk/v1/cloud/sessions/${segment(this.sessionId)}/frames`, {
       raw: { bytes: file, contentType: 'application/octet-stream' },
@@ -42,7 +41,12 @@ export class SessionFallback {
 
   async waitResult(opts: WaitOptions = {}): Promise<CloudJob> {
     const intervalMs = Math.max(FALLBACK_MIN_POLL_MS, opts.intervalMs ?? 2_000);
-    return pollUntilTerminal(() => this.result(opts.signal), this.deps, { ...opts, intervalMs }, `session ${this.sessionId}`);
+    return pollUntilTerminal(
+      () => this.result(opts.signal),
+      this.deps,
+      { ...opts, intervalMs },
+      `session ${this.sessionId}`,
+    );
   }
 }
 

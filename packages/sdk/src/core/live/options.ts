@@ -5,7 +5,8 @@ import type { SessionInfo } from '../types.js';
 import type { WebSocketFactory } from './socket.js';
 
 export type Delivery = 'stream' | 'batch' | 'auto';
-export type SessionState = 'idle' | 'connecting' | 'streaming' | 'buffering' | 'stopping' | 'uploading' | 'done' | 'aborted' | 'failed';
+export type SessionState =
+  'idle' | 'connecting' | 'streaming' | 'buffering' | 'stopping' | 'uploading' | 'done' | 'aborted' | 'failed';
 
 export interface StreamSessionOptions {
   /** What the backend handed over from `sessions.create` (token, id, wsUrl, maxDurationSec). */

@@ -10,7 +10,13 @@ import { FramesWriter } from '../frames/frames-file.js';
 import { HttpClient, defaultSleep, resolveHttpConfig } from '../http/transport.js';
 import { EventHub, type FinalEvent, type ReadyEvent, type StreamEvent } from './events.js';
 import { SessionFallback, deliverFrames } from './fallback.js';
-import { closeQuietly, globalWebSocketFactory, httpBaseFromWsUrl, readTokenClaims, type WebSocketLike } from './socket.js';
+import {
+  closeQuietly,
+  globalWebSocketFactory,
+  httpBaseFromWsUrl,
+  readTokenClaims,
+  type WebSocketLike,
+} from './socket.js';
 import { connectSocket } from './connect.js';
 import { waitForFinal, type FinalWait } from './final-wait.js';
 import type { Delivery, SessionState, StreamSessionOptions } from './options.js';
@@ -66,7 +72,8 @@ export abstract class StreamSessionBase {
   // ---- internals ----
 
   protected timeOf(tMicros: number | undefined): number | undefined {
-    if (this._state === 'done' || this._state === 'aborted' || this._state === 'failed' || this.stopPromise) return undefined;
+    if (this._state === 'done' || this._state === 'aborted' || this._state === 'failed' || this.stopPromise)
+      return undefined;
     const now = this.now();
     this.t0 ??= now;
     const t = Math.max(0, Math.round(tMicros ?? (now - this.t0) * 1000));
@@ -165,7 +172,9 @@ export abstract class StreamSessionBase {
       if (this.delivery === 'stream') {
         // The server's own reason (e.g. duration_exceeded) when it gave one before closing.
         const why = this.lastFatal;
-        throw why ? new StreamError(why.code, why.message) : new StreamError('disconnected', 'socket closed before final');
+        throw why
+          ? new StreamError(why.code, why.message)
+          : new StreamError('disconnected', 'socket closed before final');
       }
     }
     return this.deliverBuffer();

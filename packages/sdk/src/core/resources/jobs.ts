@@ -48,7 +48,8 @@ export async function pollUntilTerminal<T extends { status: string }>(
       // A rate limit or a database blip outlasting the retries is a reason to slow down, not to give up.
       if (!isTransient(err)) throw err;
       const backoff = Math.max(intervalMs, (err.retryAfterSec ?? 1) * 1000);
-      if (deps.clock() + backoff > deadline) throw new WaitTimeoutError(`${what} did not settle in ${timeoutMs} ms`, last);
+      if (deps.clock() + backoff > deadline)
+        throw new WaitTimeoutError(`${what} did not settle in ${timeoutMs} ms`, last);
       await deps.sleep(backoff, opts.signal);
       continue;
     }

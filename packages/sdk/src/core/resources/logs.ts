@@ -62,7 +62,12 @@ export class Logs {
       lastRequestAt = this.clock();
       let page: LogsPage;
       try {
-        page = await this.list({ limit: opts.limit, sinceTime: cursor ? undefined : opts.sinceTime, cursor, signal: opts.signal });
+        page = await this.list({
+          limit: opts.limit,
+          sinceTime: cursor ? undefined : opts.sinceTime,
+          cursor,
+          signal: opts.signal,
+        });
       } catch (err) {
         if (opts.follow && isTransient(err)) {
           await this.sleep(Math.max(interval, (err.retryAfterSec ?? 1) * 1000), opts.signal);

@@ -31,10 +31,19 @@ export class Uploads {
   ): Promise<void> {
     const size = sizeOf(body);
     if (upload.maxBytes && size > upload.maxBytes) {
-      throw new VitalsError('object_too_large', `file is ${size} bytes; this upload accepts at most ${upload.maxBytes}`);
+      throw new VitalsError(
+        'object_too_large',
+        `file is ${size} bytes; this upload accepts at most ${upload.maxBytes}`,
+      );
     }
     await this.uploader(
-      { url: upload.uploadUrl, body, contentType: upload.contentType, onProgress: opts.onProgress, signal: opts.signal },
+      {
+        url: upload.uploadUrl,
+        body,
+        contentType: upload.contentType,
+        onProgress: opts.onProgress,
+        signal: opts.signal,
+      },
       this.fetch,
     );
   }

@@ -59,7 +59,8 @@ export interface OrgWebhookInput extends CommonInput {
 /** Delivery envelope of organization endpoints (spec: Resources). */
 export interface WebhookDelivery {
   id: string;
-  event: 'cloud.job.completed' | 'cloud.job.failed' | 'cloud.job.aborted' | 'cloud.job.expired' | 'webhook.test' | string;
+  event:
+    'cloud.job.completed' | 'cloud.job.failed' | 'cloud.job.aborted' | 'cloud.job.expired' | 'webhook.test' | string;
   createdAt: number;
   data: CloudJob;
 }
@@ -113,7 +114,8 @@ async function verifyCommon(input: CommonInput, secret: string): Promise<unknown
 export async function verifyJobWebhook(input: JobWebhookInput): Promise<{ ok: boolean; data: CloudJob }> {
   const keyId = header(input.headers, 'x-key-id');
   if (!keyId) throw new WebhookVerificationError('missing_credentials', 'x-key-id is required');
-  if (!timingSafeEqualString(keyId, input.keyId)) throw new WebhookVerificationError('unknown_key', 'x-key-id is not this key');
+  if (!timingSafeEqualString(keyId, input.keyId))
+    throw new WebhookVerificationError('unknown_key', 'x-key-id is not this key');
   return (await verifyCommon(input, input.secret)) as { ok: boolean; data: CloudJob };
 }
 
@@ -141,8 +143,7 @@ export interface SignedWebhook {
  */
 export async function signWebhook(
   input: { path: string; payload: unknown; timestamp?: number; nonce?: string } & (
-    | { kind: 'job'; keyId: string; secret: string }
-    | { kind: 'org'; webhookId: string; secret: string }
+    { kind: 'job'; keyId: string; secret: string } | { kind: 'org'; webhookId: string; secret: string }
   ),
 ): Promise<SignedWebhook> {
   const body = typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload);
@@ -154,6 +155,12 @@ export async function signWebhook(
     input.kind === 'job' ? { 'x-key-id': input.keyId } : { 'x-webhook-id': input.webhookId };
   return {
     body,
-    headers: { 'content-type': 'application/json', ...idHeader, 'x-timestamp': timestamp, 'x-nonce': nonce, 'x-signature': signature },
+    headers: {
+      'content-type': 'application/json',
+      ...idHeader,
+      'x-timestamp': timestamp,
+      'x-nonce': nonce,
+      'x-signature': signature,
+    },
   };
 }

@@ -40,7 +40,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('stats', 'text')
     .execute();
   // (key, idempotencyKey) is unique: concurrent duplicates create one job (spec: POST /sdk/v1/cloud/jobs).
-  await db.schema.createIndex('cloud_jobs_idem').unique().on('cloud_jobs').columns(['key_id', 'idempotency_key']).execute();
+  await db.schema
+    .createIndex('cloud_jobs_idem')
+    .unique()
+    .on('cloud_jobs')
+    .columns(['key_id', 'idempotency_key'])
+    .execute();
   await db.schema.createIndex('cloud_jobs_status').on('cloud_jobs').columns(['status', 'updated_at']).execute();
 }
 

@@ -60,8 +60,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_org').on('webhook_deliveries').columns(['org_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_org')
+    .on('webhook_deliveries')
+    .columns(['org_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('webhook_attempts')
@@ -81,7 +89,8 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'uploads']) await db.schema.dropTable(t).ifExists().execute();
+  for (const t of ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'uploads'])
+    await db.schema.dropTable(t).ifExists().execute();
   await db.schema.dropIndex('cloud_jobs_object').ifExists().execute();
   await db.schema.dropIndex('cloud_jobs_supersedes').ifExists().execute();
 }

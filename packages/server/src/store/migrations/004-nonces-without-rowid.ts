@@ -21,7 +21,9 @@ async function rebuild(db: Kysely<any>, withoutRowid: boolean): Promise<void> {
     expires_at bigint not null,
     constraint nonces_pk primary key (key_id, nonce)
   )${layout}`.execute(db);
-  await sql`insert into nonces_rebuilt (key_id, nonce, expires_at) select key_id, nonce, expires_at from nonces`.execute(db);
+  await sql`insert into nonces_rebuilt (key_id, nonce, expires_at) select key_id, nonce, expires_at from nonces`.execute(
+    db,
+  );
   await sql`drop table nonces`.execute(db);
   await sql`alter table nonces_rebuilt rename to nonces`.execute(db);
   await db.schema.createIndex('nonces_expiry').on('nonces').column('expires_at').execute();

@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { localPlugin } from './eslint-rules/no-import-cycle.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.vitals/**', 'coverage/**'] },
@@ -10,6 +11,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
     },
+  },
+  {
+    // No import cycles, type imports included (issue 14; eslint-rules/no-import-cycle.js says why it is local).
+    files: ['**/*.ts'],
+    plugins: { local: localPlugin },
+    rules: { 'local/no-import-cycle': 'error' },
   },
   {
     // Isomorphic packages: no Node APIs (STYLE habit 6).

@@ -7,17 +7,18 @@
 // least-squares regression of the three band-limited skin channels on the three band-limited
 // background channels (10 s Hann windows, half overlap, overlap-added), followed by spectral
 // down-weighting of the frequencies where the background itself carries power (hr-spectrum.ts).
-import { bandLimitedChannel, conditionPulse, extractPulses, unitVariance, type PulseBand } from './pulse-signals.js';
+import {
+  bandLimitedChannel,
+  conditionPulse,
+  extractPulses,
+  unitVariance,
+  type Channels,
+  type PulseBand,
+} from './pulse-signals.js';
 import { posPulse } from './pos.js';
 import { chromPulse } from './chrom.js';
 import { scratchSlots, type BufferPool } from '../dsp/buffers.js';
 import { rejectReferences } from './reference-regression.js';
-
-export interface Channels {
-  r: Float64Array;
-  g: Float64Array;
-  b: Float64Array;
-}
 
 /**
  * Skin channels with everything the background explains removed, in the band-limited form POS

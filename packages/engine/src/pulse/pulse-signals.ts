@@ -6,6 +6,13 @@ import { detrendSmoothnessPriors } from '../dsp/detrend.js';
 import { chromPulse, movingAverageInto } from './chrom.js';
 import { posPulse } from './pos.js';
 
+/** One colour trace, a sample per frame per channel: the unit every pulse method here works on. */
+export interface Channels {
+  r: Float64Array;
+  g: Float64Array;
+  b: Float64Array;
+}
+
 export interface PulseBand {
   lowHz: number;
   highHz: number;

@@ -2,10 +2,9 @@
 // (background-reference.ts; Li et al., "Remote heart rate measurement from face videos under
 // realistic situations", CVPR 2014, rectify the face trace with the background trace by an adaptive
 // filter; here a windowed least-squares fit with chance-level shrinkage and a ridge term).
-import { bandLimitedChannel, type PulseBand } from './pulse-signals.js';
+import { bandLimitedChannel, type Channels, type PulseBand } from './pulse-signals.js';
 import { scratchSlots, type BufferPool } from '../dsp/buffers.js';
 import { hannWindow } from '../dsp/spectrum.js';
-import type { Channels } from './background-reference.js';
 
 const WINDOW_SEC = 10;
 /** Ridge term relative to the background's own energy: a flat background yields no correction. */

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { DbHandle } from './store/db.js';
 import type { KeyRecord } from './store/orgs-keys.js';
+import type { SettlementEvents } from './domain/settlement-events.js';
 import { getKey } from './store/orgs-keys.js';
 
 export interface AppContext {
@@ -19,6 +20,8 @@ export interface AppContext {
    * address once known.
    */
   publicUrl?: string;
+  /** Listeners run once a job of this context reaches a terminal status (domain/jobs.ts settleJob). */
+  settlements: SettlementEvents;
   /** Background work the process must finish or stop on close (timers, workers, sockets). */
   onClose: Array<() => Promise<void> | void>;
 }

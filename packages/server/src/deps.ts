@@ -10,6 +10,8 @@ import { migrateToLatest } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { KeyCache, type AppContext } from './context.js';
 import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/index.js';
+import { SettlementEvents, type ListenerFailure } from './domain/settlement-events.js';
+import { journalSettlement } from './webhooks/enqueue.js';
 
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
   return config.databaseUrl
@@ -36,6 +38,8 @@ export async function createContext(
     migrate?: boolean;
     env?: Record<string, string | undefined>;
     batch?: Partial<BatchConfig>;
+    /** Where a settlement listener's failure is reported (default: a process warning). */
+    onListenerFailure?: ListenerFailure;
   } = {},
 ): Promise<AppContext> {
   const db = opts.db ?? openStore(config);
@@ -47,11 +51,16 @@ export async function createContext(
     db,
     keys: new KeyCache(db),
     serverSecret: await serverSecret(db.db, config.serverSecret),
+    settlements: new SettlementEvents(opts.onListenerFailure),
     onClose: [],
     publicUrl: config.publicUrl,
   };
   // Batch tier: object store (data dir) and job queue (in-process, or pg-boss with PostgreSQL).
   ctx.batch = createBatchRuntime(ctx, config, { ...loadBatchConfig(opts.env ?? process.env), ...opts.batch });
+  // Every settled job (stream or batch) journals its webhook deliveries (docs/webhooks.md).
+  ctx.settlements.on('journal webhook deliveries', async (job) => {
+    await journalSettlement(ctx, job);
+  });
   return ctx;
 }
 

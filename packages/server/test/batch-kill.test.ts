@@ -34,23 +34,23 @@ afterAll(async () => {
   await w?.close();
 });
 
-function startWorker(world: BatchWorld, env: Record<string, string>): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=source', 'packages/server/src/bin.ts', 'worker', '--data-dir', world.dataDir],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        VITALS_DATA_DIR: world.dataDir,
-        ...(world.databaseUrl ? { VITALS_DATABASE_URL: world.databaseUrl } : {}),
-        VITALS_JOB_LEASE_SEC: '1',
-        VITALS_WORKER_POLL_MS: '100',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+/** `stalled`: test/stalled-worker.ts, a worker whose object reads never return (it holds the job). */
+function startWorker(world: BatchWorld, kind: 'stalled' | 'real'): ChildProcess {
+  const entry =
+    kind === 'stalled'
+      ? ['packages/server/test/stalled-worker.ts']
+      : ['packages/server/src/bin.ts', 'worker', '--data-dir', world.dataDir];
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', ...entry], {
+    cwd: root,
+    env: {
+      ...process.env,
+      VITALS_DATA_DIR: world.dataDir,
+      ...(world.databaseUrl ? { VITALS_DATABASE_URL: world.databaseUrl } : {}),
+      VITALS_JOB_LEASE_SEC: '1',
+      VITALS_WORKER_POLL_MS: '100',
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   return child;
 }
@@ -60,14 +60,14 @@ test('SIGKILL a worker mid-job: another finishes it, exactly once', async () => 
   const balance0 = (await getOrg(w.ctx.db.db, w.key.orgId))!.tokenBalanceMicro;
   const job = await createJob(w, phantomFramesFile({ durationSec: 20 }), { features: ['hrv'] });
 
-  const a = startWorker(w, { VITALS_TEST_JOB_DELAY_MS: '60000' });
+  const a = startWorker(w, 'stalled');
   const running = await waitFor(w, job.jobId, ['running'], 30_000);
   expect(running.lease_owner).toContain(`:${a.pid}:`);
   a.kill('SIGKILL');
   await new Promise((r) => a.once('exit', r));
   expect((await getJob(w.ctx.db.db, job.jobId))!.status).toBe('running'); // nobody settled it
 
-  const b = startWorker(w, {});
+  const b = startWorker(w, 'real');
   const done = await waitFor(w, job.jobId, ['completed', 'failed', 'aborted', 'expired'], 40_000);
   expect(done.status).toBe('completed');
   expect(done.attempts).toBe(2);

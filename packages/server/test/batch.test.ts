@@ -222,12 +222,18 @@ describe('exactly once', () => {
   });
 
   test('a job superseded while running: the worker loses the settle, no measurement, not metered', async () => {
-    const slow = await createBatchWorld({ batch: { testJobDelayMs: 400 } });
+    const slow = await createBatchWorld();
     try {
+      // The object store is a port: this one holds the worker's read until the job is superseded.
+      let release!: () => void;
+      const superseded = new Promise<void>((r) => (release = r));
+      const read = slow.rt.objects.readBytes.bind(slow.rt.objects);
+      slow.rt.objects.readBytes = async (key) => (await superseded, read(key));
       const job = await createJob(slow, phantomFramesFile({ durationSec: 20 }));
       const running = runJob(slow.ctx, slow.rt, job.jobId, 'w1');
       await waitFor(slow, job.jobId, ['running']);
       const res = await createJob(slow, phantomFramesFile({ durationSec: 20 }), { supersedes: job.jobId });
+      release();
       await running;
       const row = (await getJob(slow.ctx.db.db, job.jobId))!;
       expect(row.status).toBe('aborted');

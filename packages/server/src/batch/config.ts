@@ -11,7 +11,6 @@
  * | VITALS_SWEEP_INTERVAL_SEC | how often expired objects are swept | 30 |
  * | VITALS_WEBHOOK_RETRY_BASE_MS | first retry delay; attempt n waits base * 4^(n-1) | 5000 |
  * | VITALS_EMBEDDED_WORKER | `0`: `serve` on SQLite runs no worker (run `vitals-server worker` beside it) | 1 |
- * | VITALS_TEST_JOB_DELAY_MS | tests only: a pause inside processing, to kill a worker mid-job | 0 |
  */
 import { ConfigError } from '../config.js';
 
@@ -21,7 +20,6 @@ export interface BatchConfig {
   readonly concurrency: number;
   readonly sweepMs: number;
   readonly webhookRetryBaseMs: number;
-  readonly testJobDelayMs: number;
   /** `serve` runs a worker in-process when the store is SQLite. */
   readonly embeddedWorker: boolean;
   /** A job claimed this many times without settling is failed (`internal_error`). */
@@ -43,7 +41,6 @@ export function loadBatchConfig(env: Record<string, string | undefined>): BatchC
     concurrency: Math.floor(num(env, 'VITALS_WORKER_CONCURRENCY', 2)),
     sweepMs: num(env, 'VITALS_SWEEP_INTERVAL_SEC', 30) * 1000,
     webhookRetryBaseMs: num(env, 'VITALS_WEBHOOK_RETRY_BASE_MS', 5000, 0),
-    testJobDelayMs: num(env, 'VITALS_TEST_JOB_DELAY_MS', 0, 0),
     maxJobAttempts: 3,
     embeddedWorker: env.VITALS_EMBEDDED_WORKER !== '0',
   });

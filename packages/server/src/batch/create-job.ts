@@ -27,7 +27,7 @@ import { ApiError } from '../errors.js';
 import { assertCanSpend } from '../domain/jobs.js';
 import { findByIdempotencyKey, getJob, getJobForKey, newJobRow, type JobRow } from '../store/jobs.js';
 import { checkWebhookUrl, parseAllowList } from '../webhooks/ssrf.js';
-import { batchOf } from './runtime.js';
+import { batchOf } from './batch-runtime.js';
 import { supersede } from './supersede.js';
 
 export interface Created {

@@ -30,7 +30,7 @@ import { assertCanSpend } from '../domain/jobs.js';
 import { getJob, isTerminal, type JobRow } from '../store/jobs.js';
 import { RateLimiter, rateHeaders } from '../auth/rate-limiter.js';
 import { ObjectTooLargeError } from '../objects/object-store.js';
-import { batchOf } from './runtime.js';
+import { batchOf } from './batch-runtime.js';
 import { insertBatchJob } from './create-job.js';
 import { supersede } from './supersede.js';
 import { deleteObject } from './sweeper.js';

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { uploadRoutes } from '../routes/uploads.js';
 import { jobRoutes } from '../routes/jobs.js';
 import { sessionFallbackRoutes } from '../routes/session-fallback.js';
-import { batchOf } from './runtime.js';
+import { batchOf } from './batch-runtime.js';
 
 export async function batchPlugin(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await uploadRoutes(app, ctx);

@@ -8,7 +8,7 @@ import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import type { MeasurementFields, Settlement } from '../domain/jobs.js';
 import type { JobRow } from '../store/jobs.js';
-import type { BatchRuntime } from './runtime.js';
+import type { BatchRuntime } from './batch-runtime.js';
 import { checkFramesFile } from './frames.js';
 import { analyzeAux, reassembleAux } from './aux.js';
 
@@ -62,7 +62,6 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
       await local.release();
     }
   }
-  if (rt.settings.testJobDelayMs > 0) await sleep(rt.settings.testJobDelayMs, hooks.signal);
   hooks.signal.throwIfAborted();
   hooks.progress('estimating', 0.9);
   const m = estimateOffline(packets);
@@ -96,18 +95,4 @@ export function toFields(m: EngineMeasurement): MeasurementFields {
     spo2: m.spo2,
     raw: m.raw,
   } as MeasurementFields;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

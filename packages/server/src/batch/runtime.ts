@@ -1,48 +1,20 @@
 /**
- * The batch tier's ports and background work, attached to the application context by deps.ts:
- * the object store, the job queue, the worker (started by `serve` in embedded mode and by
- * `vitals-server worker`), and the after-settle hook that deletes a finished job's object and
- * journals its webhook deliveries.
+ * Wiring of the batch tier for one application context (deps.ts calls it): the object store, the
+ * job queue, the worker (started by `serve` in embedded mode and by `vitals-server worker`), and the
+ * settlement listener that deletes a finished job's object. What a runtime is: batch-runtime.ts.
  */
 import type { AuxAnalyzer } from '@vitals/media';
 import type { AppContext } from '../context.js';
 import type { Config } from '../config.js';
-import { afterSettleHooks } from '../domain/jobs.js';
-import type { ObjectStore } from '../objects/object-store.js';
 import { createObjectStore } from '../objects/index.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import { InProcessQueue } from '../queue/in-process.js';
 import { PgBossQueue } from '../queue/pg-boss.js';
 import type { BatchConfig } from './config.js';
+import type { BatchRuntime, BatchWorker } from './batch-runtime.js';
 import { Worker } from './worker.js';
 import { deleteObject } from './sweeper.js';
-import { journalSettlement } from '../webhooks/enqueue.js';
-import type { DeliveryOptions } from '../webhooks/deliver.js';
 import { BATCH_MODES } from './leases.js';
-
-declare module '../context.js' {
-  interface AppContext {
-    /** The batch tier (batch/runtime.ts), attached by createContext. */
-    batch?: BatchRuntime;
-  }
-}
-
-export interface BatchRuntime {
-  readonly settings: BatchConfig;
-  readonly objects: ObjectStore;
-  readonly queue: JobQueue;
-  /**
-   * Delivery transport options. Production leaves them empty; tests may inject a resolver (to
-   * prove the rebinding refusal) — trust of a test CA goes through NODE_EXTRA_CA_CERTS instead.
-   */
-  delivery: DeliveryOptions;
-  /** Emotion and gaze models on this node (stripped and not billed when absent). */
-  auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }>;
-  auxAnalyzer(): Promise<AuxAnalyzer>;
-  /** Starts this process's worker (idempotent). */
-  startWorker(): Promise<Worker>;
-  worker?: Worker;
-}
 
 export function createBatchRuntime(ctx: AppContext, config: Config, settings: BatchConfig): BatchRuntime {
   const objects = createObjectStore(config);
@@ -54,7 +26,7 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
       })
     : new InProcessQueue();
   let analyzer: Promise<AuxAnalyzer> | undefined;
-  let starting: Promise<Worker> | undefined;
+  let starting: Promise<BatchWorker> | undefined;
   const rt: BatchRuntime = {
     settings,
     objects,
@@ -79,27 +51,10 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
   // Closed in reverse order: the worker (pushed when it starts), then the queue, then the store.
   ctx.onClose.push(() => objects.close?.());
   ctx.onClose.push(() => queue.stop());
-  installHooks();
-  return rt;
-}
-
-export function batchOf(ctx: AppContext): BatchRuntime {
-  if (!ctx.batch) throw new Error('the batch tier is not attached to this context');
-  return ctx.batch;
-}
-
-let hooksInstalled = false;
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  afterSettleHooks.push(async (ctx, job) => {
-    const rt = ctx.batch;
-    if (!rt) return;
-    // Deleted as soon as the job finishes, whatever the outcome (spec: Limits).
+  // Deleted as soon as the job finishes, whatever the outcome (spec: Limits).
+  ctx.settlements.on('delete the uploaded object', async (job) => {
     if (job.object_key && (BATCH_MODES as readonly string[]).includes(job.mode))
       await deleteObject(ctx, rt, job.object_key);
   });
-  afterSettleHooks.push(async (ctx, job) => {
-    if (ctx.batch) await journalSettlement(ctx, job);
-  });
+  return rt;
 }

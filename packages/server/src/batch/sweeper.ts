@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import { settleJob } from '../domain/jobs.js';
-import type { BatchRuntime } from './runtime.js';
+import type { BatchRuntime } from './batch-runtime.js';
 import { expiredSettlement } from './process.js';
 import { FsObjectStore } from '../objects/fs-store.js';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { settleJob } from '../domain/jobs.js';
 import { getJob, isTerminal } from '../store/jobs.js';
-import type { BatchRuntime } from './runtime.js';
+import type { BatchRuntime, BatchWorker } from './batch-runtime.js';
 import { claimJob, claimableJobs, renewLease } from './leases.js';
 import { processJob } from './process.js';
 import { sweepOnce } from './sweeper.js';
@@ -72,7 +72,7 @@ export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, o
   }
 }
 
-export class Worker {
+export class Worker implements BatchWorker {
   readonly owner = workerId();
   private timers: NodeJS.Timeout[] = [];
   private busy = new Set<string>();

@@ -9,7 +9,7 @@ import { UsageError } from './args.js';
 import { createEndpoint, deleteEndpoint, EndpointError, listEndpoints, rotateEndpoint } from '../webhooks/endpoints.js';
 import { attemptsOf, getDelivery, listDeliveries, type DeliveryRow } from '../webhooks/journal.js';
 import { deliverOne, journalTest, redeliver } from '../webhooks/dispatcher.js';
-import { batchOf } from '../batch/runtime.js';
+import { batchOf } from '../batch/batch-runtime.js';
 import type { AppContext } from '../context.js';
 
 const USAGE = `webhooks create --org ORG --url URL --json | rotate ID --json | list [--org ORG] | delete ID

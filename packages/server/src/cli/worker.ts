@@ -8,7 +8,7 @@
 import { createContext, closeContext } from '../deps.js';
 import { extraCommands, type ExtraCommand } from './extra.js';
 import { webhooksCommand } from './webhooks.js';
-import { batchOf } from '../batch/runtime.js';
+import { batchOf } from '../batch/batch-runtime.js';
 
 export const workerCommand: ExtraCommand = {
   name: 'worker',

@@ -1,7 +1,7 @@
 /**
  * Job life cycle shared by the streaming and batch tiers: the wire view of a job, settlement
  * (store the measurement, move to a terminal status exactly once, meter once), quota checks at
- * creation, and the after-settle hooks (webhooks subscribe there).
+ * creation. What follows a settlement (webhooks, object deletion) listens on ctx.settlements.
  */
 import type { Kysely } from 'kysely';
 import { newMeasurementId, type CloudJob, type Measurement } from '@vitals/protocol';
@@ -46,11 +46,6 @@ export type Settlement =
       secondsProcessed?: number;
       stats?: unknown;
     };
-
-export type AfterSettle = (ctx: AppContext, job: JobRow) => Promise<void>;
-
-/** Hooks run after a job reached a terminal status (webhook deliveries register here). */
-export const afterSettleHooks: AfterSettle[] = [];
 
 const FEATURE_FIELDS: Record<string, keyof MeasurementFields> = {
   hrv: 'hrv',
@@ -161,17 +156,10 @@ export async function settleJob(ctx: AppContext, jobId: string, s: Settlement): 
   return moved;
 }
 
+/** Tells this context's listeners (domain/settlement-events.ts); their failures are reported there. */
 async function runAfterSettle(ctx: AppContext, jobId: string): Promise<void> {
   const job = await getJob(ctx.db.db, jobId);
-  if (!job) return;
-  for (const hook of afterSettleHooks) {
-    try {
-      await hook(ctx, job);
-    } catch (err) {
-      // A failing hook (e.g. webhook enqueue) never un-settles the job.
-      void err;
-    }
-  }
+  if (job) await ctx.settlements.emit(job);
 }
 
 const round3 = (v: number): number => Math.round(v * 1000) / 1000;

@@ -21,7 +21,7 @@ import {
 } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { batchOf } from '../batch/runtime.js';
+import { batchOf } from '../batch/batch-runtime.js';
 import { signUploadUrl, verifyUploadUrl } from '../batch/upload-url.js';
 import { ObjectTooLargeError } from '../objects/object-store.js';
 

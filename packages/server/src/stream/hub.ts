@@ -11,7 +11,6 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_MAX_MESSAGE_BYTES } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { StreamConnection } from './connection.js';
-import { afterSettleHooks, type AfterSettle } from '../domain/jobs.js';
 import { endedSessions, endSettledElsewhere, settledCheck } from './settled-elsewhere.js';
 import { FrameScheduler } from './scheduler.js';
 import { STREAM_PATH } from './paths.js';
@@ -38,8 +37,8 @@ export class StreamHub {
   private readonly scheduler = new FrameScheduler();
   private readonly ticker: NodeJS.Timeout;
   private closing?: Promise<void>;
-  /** This hub's settlement hook (removed on close) and the cross-process check's state. */
-  private readonly onSettled: AfterSettle;
+  /** Removes this hub's settlement listener (on close); then the cross-process check's state. */
+  private readonly stopListening: () => void;
   private lastSettledCheck = 0;
   private checkingSettled = false;
 
@@ -49,11 +48,11 @@ export class StreamHub {
   ) {
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
-    this.onSettled = async (settledCtx, job) => {
-      if (settledCtx !== this.ctx || job.mode !== 'stream') return;
+    // A session of this app settled by another path (job cancel, supersede, a sibling process).
+    this.stopListening = ctx.settlements.on('end a session settled elsewhere', (job) => {
+      if (job.mode !== 'stream') return;
       for (const c of this.conns) if (c.sessionId === job.id) endSettledElsewhere(c);
-    };
-    afterSettleHooks.push(this.onSettled);
+    });
   }
 
   attach(server: Server): void {
@@ -121,8 +120,7 @@ export class StreamHub {
   close(): Promise<void> {
     this.closing ??= (async () => {
       clearInterval(this.ticker);
-      const i = afterSettleHooks.indexOf(this.onSettled);
-      if (i >= 0) afterSettleHooks.splice(i, 1);
+      this.stopListening();
       await Promise.all([...this.conns].map((c) => c.shutdown()));
       this.conns.clear();
       await new Promise<void>((resolve) => this.wss.close(() => resolve()));

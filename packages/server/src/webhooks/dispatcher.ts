@@ -5,7 +5,7 @@
  */
 import { newDeliveryId, WEBHOOK_ATTEMPT_TIMEOUT_MS, type CloudJob } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
-import type { BatchRuntime } from '../batch/runtime.js';
+import type { BatchRuntime } from '../batch/batch-runtime.js';
 import { jobToWire } from '../domain/jobs.js';
 import { getJob } from '../store/jobs.js';
 import { getKey } from '../store/orgs-keys.js';

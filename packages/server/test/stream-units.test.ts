@@ -145,7 +145,7 @@ describe('the 15-frame queue', () => {
     expect(stats[0]).toMatchObject({ received: 16, dropped: 1 });
     expect(stats[0].backlogMs).toBeGreaterThan(400);
     expect(scheduled).toBe(20);
-    expect(conn.drain(100)).toBe(false); // the 15 newest remain and are processed
+    expect(conn.session.drain(100)).toBe(false); // the 15 newest remain and are processed
     ws.emit('message', Buffer.from(JSON.stringify({ t: 'abort' })), false);
   });
 });

@@ -2,24 +2,11 @@
  * Emotion and gaze for a batch job: type-4 aux chunks are reassembled into JPEGs (chunks of one
  * image share `tMicros`), each image is analysed by the media package's aux analyzer, and the
  * aggregates land in the measurement (spec: Events — "aggregates land in the final measurement").
- * Shape (not shown in the spec; the same as the streaming tier's, docs/decisions.md):
- * `emotion: {probs, dominant, samples}` (mean of eight probabilities in the spec's order),
- * `gaze: {meanYaw, meanPitch, unit: 'rad', samples}`; `null` when ordered but nothing was analysed.
+ * The sums and their stored shape are the streaming tier's (domain/measurement-fields.ts).
  */
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
-
-/** The spec's eight classes, in order (media's EMOTION_CLASSES; repeated to keep media lazy). */
-export const EMOTION_CLASSES = [
-  'Anger',
-  'Contempt',
-  'Disgust',
-  'Fear',
-  'Happiness',
-  'Neutral',
-  'Sadness',
-  'Surprise',
-] as const;
+import { addAuxSample, newAuxAggregate, type AuxAggregate } from '../domain/measurement-fields.js';
 
 export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
   const sets = new Map<number, { count: number; chunks: Map<number, Uint8Array> }>();
@@ -45,43 +32,17 @@ export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
   return out;
 }
 
-export interface AuxAggregates {
-  emotion?: { probs: number[]; dominant: string; samples: number } | null;
-  gaze?: { meanYaw: number; meanPitch: number; unit: 'rad'; samples: number } | null;
-}
-
+/** Every complete image through the aux analyzer, summed (the stored means: domain/measurement-fields.ts). */
 export async function analyzeAux(
   images: Uint8Array[],
   analyzer: AuxAnalyzer,
   want: { emotion: boolean; gaze: boolean },
   signal?: AbortSignal,
-): Promise<AuxAggregates> {
-  const sum = new Array<number>(EMOTION_CLASSES.length).fill(0);
-  let nEmotion = 0;
-  let yaw = 0;
-  let pitch = 0;
-  let nGaze = 0;
+): Promise<AuxAggregate> {
+  const agg = newAuxAggregate();
   for (const img of images) {
     signal?.throwIfAborted();
-    const a = await analyzer.analyze(img);
-    if (want.emotion && a.emotion?.length === EMOTION_CLASSES.length) {
-      a.emotion.forEach((p, i) => (sum[i] += p));
-      nEmotion++;
-    }
-    if (want.gaze && a.gaze) {
-      yaw += a.gaze.yaw;
-      pitch += a.gaze.pitch;
-      nGaze++;
-    }
+    addAuxSample(agg, await analyzer.analyze(img), want);
   }
-  const out: AuxAggregates = {};
-  const r = (v: number): number => Math.round(v * 1e4) / 1e4;
-  if (want.emotion) {
-    const probs = sum.map((s) => r(s / Math.max(1, nEmotion)));
-    out.emotion =
-      nEmotion > 0 ? { probs, dominant: EMOTION_CLASSES[probs.indexOf(Math.max(...probs))], samples: nEmotion } : null;
-  }
-  if (want.gaze)
-    out.gaze = nGaze > 0 ? { meanYaw: r(yaw / nGaze), meanPitch: r(pitch / nGaze), unit: 'rad', samples: nGaze } : null;
-  return out;
+  return agg;
 }

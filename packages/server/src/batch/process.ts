@@ -4,9 +4,10 @@
  * rejection code becomes the job's `error.code` (CLARIFICATIONS 22). Both end in the engine's
  * offline estimator: one estimator, three doors (ARCHITECTURE).
  */
-import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
+import { estimateOffline } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
-import type { MeasurementFields, Settlement } from '../domain/jobs.js';
+import type { Settlement } from '../domain/jobs.js';
+import { measurementFields, newAuxAggregate } from '../domain/measurement-fields.js';
 import type { JobRow } from '../store/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
 import { checkFramesFile } from './frames.js';
@@ -65,13 +66,12 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   hooks.signal.throwIfAborted();
   hooks.progress('estimating', 0.9);
   const m = estimateOffline(packets);
-  const fields = toFields(m);
+  let aux = newAuxAggregate();
   if (wantAux.emotion || wantAux.gaze) {
     hooks.progress('aux', 0.95);
-    const agg = await analyzeAux(reassembleAux(packets), await rt.auxAnalyzer(), wantAux, hooks.signal);
-    if (agg.emotion !== undefined) fields.emotion = agg.emotion;
-    if (agg.gaze !== undefined) fields.gaze = agg.gaze;
+    aux = await analyzeAux(reassembleAux(packets), await rt.auxAnalyzer(), wantAux, hooks.signal);
   }
+  const fields = measurementFields(m, aux);
   return {
     status: 'completed',
     fields,
@@ -79,20 +79,4 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
     secondsProcessed: m.durationSec,
     stats: { engine: m.stats, ...(mediaStats ? { media: mediaStats } : {}) },
   };
-}
-
-/** The engine's result as stored measurement fields (engine-internal confidences dropped where the spec has none). */
-export function toFields(m: EngineMeasurement): MeasurementFields {
-  return {
-    durationSec: m.durationSec,
-    isComplete: m.isComplete,
-    quality: m.quality,
-    cardiac: m.cardiac,
-    hrv: m.hrv && { sdnnMs: m.hrv.sdnnMs, rmssdMs: m.hrv.rmssdMs, pnn50Pct: m.hrv.pnn50Pct },
-    respiratory: m.respiratory,
-    stress: m.stress,
-    bloodPressure: m.bloodPressure,
-    spo2: m.spo2,
-    raw: m.raw,
-  } as MeasurementFields;
 }

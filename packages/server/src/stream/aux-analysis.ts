@@ -1,31 +1,70 @@
 /**
- * Emotion and gaze on a reassembled JPEG (docs/streaming.md): live `emotion`/`gaze` events and the
- * sums the final measurement averages. At most one analysis in flight per session (the models
- * run at up to 2 Hz anyway); a failed analysis degrades emotion/gaze only.
+ * Emotion and gaze on a session's aux chunks (docs/streaming.md): reassembly (aux-assembler.ts),
+ * live `emotion`/`gaze` events and the sums the final measurement averages. At most one analysis
+ * in flight per session (the models run at up to 2 Hz anyway); a failed analysis degrades
+ * emotion/gaze only. Owned by the session, which says whether it is still live and sends.
  */
-import type { StreamConnection } from './connection.js';
-import { sendLive } from './outbound.js';
+import type { AuxChunkPacket } from '@vitals/protocol';
+import type { AuxAnalyzer } from '@vitals/media';
+import { AuxAssembler } from './aux-assembler.js';
+import { newAuxAggregate, type AuxAggregate } from '../domain/measurement-fields.js';
 
-export function analyzeAux(c: StreamConnection, jpeg: Uint8Array, tMicros: number): void {
-  if (c.auxBusy || !c.analyzer) return;
-  c.auxBusy = true;
-  c.analyzer
-    .analyze(jpeg)
-    .then((r) => {
-      if (c.phase !== 'running' && c.phase !== 'finishing') return;
-      const tMs = Math.round(tMicros / 1000);
-      if (r.emotion && c.accepted.includes('emotion')) {
-        c.auxAgg.emotionSamples++;
-        r.emotion.forEach((v, i) => (c.auxAgg.emotionSum[i] += v));
-        sendLive(c, { t: 'emotion', probs: r.emotion, tMs });
-      }
-      if (r.gaze && c.accepted.includes('gaze')) {
-        c.auxAgg.gazeSamples++;
-        c.auxAgg.yawSum += r.gaze.yaw;
-        c.auxAgg.pitchSum += r.gaze.pitch;
-        sendLive(c, { t: 'gaze', yaw: r.gaze.yaw, pitch: r.gaze.pitch, tMs });
-      }
-    })
-    .catch(() => undefined) // a failed aux frame degrades emotion/gaze only
-    .finally(() => (c.auxBusy = false));
+export interface AuxOut {
+  /** Whether results still matter (the session is running or finishing). */
+  live(): boolean;
+  sendLive(event: object): void;
+}
+
+export class AuxChannel {
+  private readonly assembler = new AuxAssembler();
+  private busy = false;
+  readonly aggregate: AuxAggregate = newAuxAggregate();
+
+  constructor(
+    private readonly analyzer: AuxAnalyzer,
+    private readonly accepted: readonly string[],
+    private readonly out: AuxOut,
+  ) {}
+
+  /** Incomplete sets dropped (the job's `stats.stream.auxDropped`). */
+  get dropped(): number {
+    return this.assembler.dropped;
+  }
+
+  sweep(now: number): void {
+    this.assembler.sweep(now);
+  }
+
+  /** Adds one chunk; returns a protocol error when the chunk contradicts its set. */
+  add(p: AuxChunkPacket, now: number): string | undefined {
+    const r = this.assembler.add(p, now);
+    if (r && 'error' in r) return r.error;
+    if (r) this.analyze(r.jpeg, r.tMicros);
+    return undefined;
+  }
+
+  private analyze(jpeg: Uint8Array, tMicros: number): void {
+    if (this.busy) return;
+    this.busy = true;
+    const agg = this.aggregate;
+    this.analyzer
+      .analyze(jpeg)
+      .then((r) => {
+        if (!this.out.live()) return;
+        const tMs = Math.round(tMicros / 1000);
+        if (r.emotion && this.accepted.includes('emotion')) {
+          agg.emotionSamples++;
+          r.emotion.forEach((v, i) => (agg.emotionSum[i] += v));
+          this.out.sendLive({ t: 'emotion', probs: r.emotion, tMs });
+        }
+        if (r.gaze && this.accepted.includes('gaze')) {
+          agg.gazeSamples++;
+          agg.yawSum += r.gaze.yaw;
+          agg.pitchSum += r.gaze.pitch;
+          this.out.sendLive({ t: 'gaze', yaw: r.gaze.yaw, pitch: r.gaze.pitch, tMs });
+        }
+      })
+      .catch(() => undefined) // a failed aux frame degrades emotion/gaze only
+      .finally(() => (this.busy = false));
+  }
 }

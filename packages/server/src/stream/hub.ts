@@ -11,7 +11,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { WS_MAX_MESSAGE_BYTES } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { StreamConnection } from './connection.js';
-import { endedSessions, endSettledElsewhere, settledCheck } from './settled-elsewhere.js';
+import { endedSessions, settledCheck } from './settled-elsewhere.js';
+import type { SessionLog, StreamSession } from './session.js';
 import { FrameScheduler } from './scheduler.js';
 import { STREAM_PATH } from './paths.js';
 
@@ -21,11 +22,6 @@ const TICK_MS = 250;
 /** Sockets per process; more get HTTP 503 at the upgrade. */
 const MAX_CONNECTIONS = 5000;
 
-export interface HubLogger {
-  error(obj: unknown, msg: string): void;
-  warn(obj: unknown, msg: string): void;
-}
-
 export class StreamHub {
   private readonly wss = new WebSocketServer({
     noServer: true,
@@ -33,7 +29,8 @@ export class StreamHub {
     maxPayload: WS_HARD_CAP_BYTES,
     clientTracking: false,
   });
-  private readonly conns = new Set<StreamConnection>();
+  /** The sessions of this hub's open sockets (each owned by its StreamConnection's inbound path). */
+  private readonly sessions = new Set<StreamSession>();
   private readonly scheduler = new FrameScheduler();
   private readonly ticker: NodeJS.Timeout;
   private closing?: Promise<void>;
@@ -44,14 +41,14 @@ export class StreamHub {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly log: HubLogger,
+    private readonly log: SessionLog,
   ) {
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
-    // A session of this app settled by another path (job cancel, supersede, a sibling process).
+    // A session of this app settled by another path in this process (a fallback upload superseded it).
     this.stopListening = ctx.settlements.on('end a session settled elsewhere', (job) => {
       if (job.mode !== 'stream') return;
-      for (const c of this.conns) if (c.sessionId === job.id) endSettledElsewhere(c);
+      for (const c of this.sessions) if (c.sessionId === job.id) c.settledElsewhere();
     });
   }
 
@@ -62,7 +59,7 @@ export class StreamHub {
   }
 
   get size(): number {
-    return this.conns.size;
+    return this.sessions.size;
   }
 
   private onUpgrade(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -73,21 +70,21 @@ export class StreamHub {
       return;
     }
     if (this.closing) return refuse(socket, 503, 'Service Unavailable');
-    if (this.conns.size >= MAX_CONNECTIONS) return refuse(socket, 503, 'Service Unavailable');
+    if (this.sessions.size >= MAX_CONNECTIONS) return refuse(socket, 503, 'Service Unavailable');
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const conn: StreamConnection = new StreamConnection(ws, {
+      const { session } = new StreamConnection(ws, {
         ctx: this.ctx,
         scheduler: this.scheduler,
         log: this.log,
-        onEnd: () => this.conns.delete(conn),
+        onEnd: () => this.sessions.delete(session),
       });
-      this.conns.add(conn);
+      this.sessions.add(session);
     });
   }
 
   private tick(): void {
     const now = this.ctx.clock.now();
-    for (const c of this.conns) {
+    for (const c of this.sessions) {
       try {
         c.tick(now);
       } catch (err) {
@@ -103,12 +100,12 @@ export class StreamHub {
 
   /** One query for every running session of this hub (another process may have settled one). */
   private async checkSettledElsewhere(): Promise<void> {
-    const running = new Map<string, StreamConnection>();
-    for (const c of this.conns) if (c.phase === 'running' && c.sessionId) running.set(c.sessionId, c);
+    const running = new Map<string, StreamSession>();
+    for (const c of this.sessions) if (c.phase === 'running' && c.sessionId) running.set(c.sessionId, c);
     if (running.size === 0) return;
     this.checkingSettled = true;
     try {
-      for (const id of await endedSessions(this.ctx.db.db, [...running.keys()])) endSettledElsewhere(running.get(id)!);
+      for (const id of await endedSessions(this.ctx.db.db, [...running.keys()])) running.get(id)!.settledElsewhere();
     } catch (err) {
       this.log.error({ err }, 'checking for sessions settled elsewhere failed');
     } finally {
@@ -121,8 +118,8 @@ export class StreamHub {
     this.closing ??= (async () => {
       clearInterval(this.ticker);
       this.stopListening();
-      await Promise.all([...this.conns].map((c) => c.shutdown()));
-      this.conns.clear();
+      await Promise.all([...this.sessions].map((c) => c.shutdown()));
+      this.sessions.clear();
       await new Promise<void>((resolve) => this.wss.close(() => resolve()));
     })();
     return this.closing;

@@ -3,29 +3,16 @@
  * (batch/fallback.ts → supersede.ts) while its socket is still open, in this process or, with
  * PostgreSQL, in another one. The socket is then told at once instead of at `stop` or the idle
  * timeout: `error session_already_used` (fatal; the job keeps the status the other party gave it)
- * and close 1008. In this process through the settlement hook (domain/jobs.ts), across processes
- * by one query every `settledCheck.intervalMs` for all of this hub's running sessions.
+ * and close 1008 (StreamSession.settledElsewhere). In this process through the app's settlement
+ * listeners (domain/settlement-events.ts), across processes by one query every
+ * `settledCheck.intervalMs` for all of this hub's running sessions (hub.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { LIVE_STATUSES } from '../store/jobs.js';
-import type { StreamConnection } from './connection.js';
-import { fatal } from './endings.js';
-import { CLOSE } from './limits.js';
 
 /** How often the hub asks the database whether any of its running sessions ended elsewhere (tests may change it). */
 export const settledCheck = { intervalMs: 2000 };
-
-export function endSettledElsewhere(c: StreamConnection): void {
-  if (c.phase !== 'running') return; // its own settlement, or already ending
-  fatal(
-    c,
-    'session_already_used',
-    'the session was settled elsewhere (superseded by a fallback job)',
-    CLOSE.policy,
-    false,
-  );
-}
 
 /** Of these session ids, the ones no longer live in the database. */
 export async function endedSessions(db: Kysely<Database>, ids: string[]): Promise<string[]> {

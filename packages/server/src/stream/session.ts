@@ -1,0 +1,431 @@
+/**
+ * One streaming session, and the only owner of its state (spec: Streaming protocol, Streaming
+ * events, Streaming error codes; CLARIFICATIONS 26, 27). Phases: `hello` (only a hello may arrive)
+ * → `authorizing` (token and the pending→running compare-and-set) → `running` (packets and control
+ * messages) → `finishing` (stop or duration reached: final measurement) → `closed`.
+ *
+ * Every change of the phase, the frame counters, the queue and the estimator happens in a method
+ * here; the inbound path (connection.ts) only reads the phase and asks. The WebSocket belongs to
+ * SessionSocket; the session decides what may still be sent (nothing once `closed`, except the
+ * fatal `error` owed before the close) and when the socket closes.
+ *
+ * Error events: `fatal: true` means the session ends without a measurement and the socket closes;
+ * `fatal: false` (insufficient_signal, duration_exceeded) means a `final` follows.
+ */
+import {
+  HR_EVENT_MIN_SQI,
+  PROTOCOL_VERSION,
+  STREAM_QUEUE_FRAMES,
+  type AuxChunkPacket,
+  type FaceCropPacket,
+  type Packet,
+  type StreamErrorCode,
+} from '@vitals/protocol';
+import { StreamingEstimator, type EngineEvent, type EngineMeasurement } from '@vitals/engine';
+import type { AppContext } from '../context.js';
+import type { SessionClaims } from '../domain/session-token.js';
+import { isPoor, measurementFields } from '../domain/measurement-fields.js';
+import { FrameRateGuard, TokenBucket } from './rate-guard.js';
+import { AuxChannel } from './aux-analysis.js';
+import type { Drainable, FrameScheduler } from './scheduler.js';
+import { recordFramesProcessed, recordHrLag } from './metrics.js';
+import { FrameQueue } from './frame-queue.js';
+import {
+  CLOSE,
+  INLINE_DRAIN_MAX_LAG_MS,
+  MAX_MESSAGES_PER_SEC,
+  OVERFLOW_STATS_MIN_MS,
+  STATS_INTERVAL_MS,
+  WALL_GRACE_MS,
+} from './limits.js';
+import { authorize, checkHello, isRefusal, type Grant, type Refusal } from './handshake.js';
+import { jobStats, settleEnded, storeFinal, type Ending } from './settlement.js';
+import { withStoreRetries } from './finish.js';
+import type { SessionSocket } from './session-socket.js';
+
+export type Phase = 'hello' | 'authorizing' | 'running' | 'finishing' | 'closed';
+
+export interface SessionLog {
+  error(obj: unknown, msg: string): void;
+  warn(obj: unknown, msg: string): void;
+}
+
+export interface SessionDeps {
+  ctx: AppContext;
+  scheduler: FrameScheduler;
+  log: SessionLog;
+  /** The socket is gone and nothing more will happen on it (the hub forgets the connection). */
+  onEnd(): void;
+}
+
+export class StreamSession implements Drainable {
+  scheduled = false;
+  private state: Phase = 'hello';
+  private readonly openedAt: number;
+  private claims?: SessionClaims;
+  private accepted: string[] = [];
+  private estimator?: StreamingEstimator;
+  /** Unprocessed frames with their performance.now() arrival times. */
+  private readonly queue = new FrameQueue<FaceCropPacket>(STREAM_QUEUE_FRAMES);
+  private frameGuard?: FrameRateGuard;
+  private messageGuard?: TokenBucket;
+  private aux?: AuxChannel;
+  private startedAt = 0;
+  private lastPacketAt = 0;
+  private lastStatsAt = 0;
+  private lastOverflowStatsAt = 0;
+  private received = 0;
+  private dropped = 0;
+  private processed = 0;
+  private firstT = -1;
+  private lastT = -1;
+  private lastProcessedT = -1;
+  /** Set when the socket-level layer (ws) refused a message; the close then fails the session. */
+  private socketError?: Ending;
+
+  constructor(
+    private readonly socket: SessionSocket,
+    private readonly deps: SessionDeps,
+  ) {
+    this.openedAt = deps.ctx.clock.now();
+  }
+
+  get phase(): Phase {
+    return this.state;
+  }
+
+  get sessionId(): string | undefined {
+    return this.claims?.sid;
+  }
+
+  /** Nothing is sent once the session is closed (the fatal `error` goes through `fatal`). */
+  send(obj: object): void {
+    if (this.state !== 'closed') this.socket.send(obj);
+  }
+
+  private sendLive(obj: object): void {
+    if (this.state !== 'closed') this.socket.sendLive(obj);
+  }
+
+  // ---- hello ----------------------------------------------------------------------------------
+
+  async hello(msg: any): Promise<void> {
+    const { ctx } = this.deps;
+    this.state = 'authorizing';
+    const claims = checkHello(ctx, msg);
+    if (isRefusal(claims)) return this.refuse(claims);
+    try {
+      const grant = await authorize(ctx, claims, msg.features, () => this.state === 'authorizing');
+      if (!grant) return; // failed or closed while loading
+      if (isRefusal(grant)) return this.refuse(grant);
+      this.claims = grant.claims;
+      this.accepted = grant.accepted;
+      if (this.state !== 'authorizing') {
+        await this.settle({ status: 'aborted', code: 'disconnected', message: 'socket closed before ready' });
+        return;
+      }
+      this.run(grant);
+    } catch (err) {
+      this.internal(err);
+    }
+  }
+
+  /** The session is ours: start the clocks, the guards and the estimator, then `ready`. */
+  private run({ claims, accepted, analyzer, startedAt }: Grant): void {
+    this.state = 'running';
+    this.startedAt = startedAt;
+    this.lastPacketAt = startedAt;
+    this.lastStatsAt = startedAt;
+    this.estimator = new StreamingEstimator();
+    this.frameGuard = new FrameRateGuard(performance.now());
+    this.messageGuard = new TokenBucket(performance.now(), MAX_MESSAGES_PER_SEC);
+    if (analyzer)
+      this.aux = new AuxChannel(analyzer, accepted, {
+        live: () => this.state === 'running' || this.state === 'finishing',
+        sendLive: (e) => this.sendLive(e),
+      });
+    this.send({
+      t: 'ready',
+      sessionId: claims.sid,
+      acceptedFeatures: accepted,
+      maxDurationSec: claims.dur,
+      protocol: PROTOCOL_VERSION,
+    });
+  }
+
+  // ---- packets (phase `running`) ------------------------------------------------------------
+
+  /** The flood guard over every binary message; false when it tripped (the session has ended). */
+  admitMessage(wall: number): boolean {
+    if (!this.messageGuard!.has(wall)) {
+      this.fatal('frame_rate_exceeded', `more than ${MAX_MESSAGES_PER_SEC} binary messages per second`, CLOSE.policy);
+      return false;
+    }
+    this.messageGuard!.take();
+    return true;
+  }
+
+  /** A decoded binary message; `wall` is its performance.now() arrival time. */
+  packet(p: Packet, wall: number): void {
+    const now = this.deps.ctx.clock.now();
+    this.lastPacketAt = now;
+    switch (p.type) {
+      case 1:
+        return this.frame(p, now, wall);
+      case 2:
+      case 3:
+        this.estimator!.push(p); // cheap: the latest quality, or one telemetry sample
+        return;
+      case 4:
+        return this.auxChunk(p, now);
+    }
+  }
+
+  private auxChunk(p: AuxChunkPacket, now: number): void {
+    if (!this.aux) return; // neither emotion nor gaze accepted: validated, then ignored
+    const error = this.aux.add(p, now);
+    if (error) this.fatal('protocol_error', error, CLOSE.protocol);
+  }
+
+  private frame(p: FaceCropPacket, now: number, wall: number): void {
+    this.received++;
+    if (p.tMicros <= this.lastT) {
+      this.dropped++; // timestamps must increase; the estimator would reject it anyway
+      return;
+    }
+    const why = this.frameGuard!.admit(p.tMicros, wall);
+    if (why) return this.fatal('frame_rate_exceeded', why, CLOSE.policy);
+    if (this.firstT < 0) this.firstT = p.tMicros;
+    const durMicros = this.claims!.dur * 1e6;
+    if (p.tMicros - this.firstT >= durMicros || now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS) {
+      void this.finish('duration');
+      return;
+    }
+    this.lastT = p.tMicros;
+    // A burst that arrived in one read (a client catching up) is not a server falling behind:
+    // while the process keeps up, make room by processing instead of dropping.
+    if (this.queue.length >= STREAM_QUEUE_FRAMES && this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS)
+      this.drain(1);
+    if (this.queue.length >= STREAM_QUEUE_FRAMES) {
+      // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
+      this.queue.shift();
+      this.dropped++;
+      if (now - this.lastOverflowStatsAt >= OVERFLOW_STATS_MIN_MS) {
+        this.lastOverflowStatsAt = now;
+        this.sendStats(now);
+      }
+    }
+    this.queue.push(p, wall);
+    this.deps.scheduler.schedule(this);
+  }
+
+  /** Called by the scheduler: runs queued frames through the estimator. */
+  drain(max: number): boolean {
+    let n = 0;
+    while (n < max && this.queue.length > 0 && this.estimator) {
+      const p = this.queue.shift()!;
+      const arrivedAt = this.queue.shiftedArrival;
+      const events = this.estimator.push(p);
+      this.processed++;
+      this.lastProcessedT = p.tMicros;
+      for (let i = 0; i < events.length; i++) this.emit(events[i], arrivedAt);
+      n++;
+    }
+    if (n > 0) recordFramesProcessed(n);
+    return this.queue.length > 0 && this.estimator !== undefined;
+  }
+
+  private emit(e: EngineEvent, arrivedAt: number): void {
+    switch (e.t) {
+      case 'hr':
+        // Published only while the signal-quality index is above 0.38 (spec: Streaming events).
+        if (e.sqi > HR_EVENT_MIN_SQI) {
+          this.sendLive(e);
+          recordHrLag(performance.now() - arrivedAt);
+        }
+        return;
+      case 'hrv':
+      case 'bp':
+      case 'spo2':
+        if (this.accepted.includes(e.t)) this.sendLive(e);
+        return;
+    }
+  }
+
+  /** `stats`: the backlog spans the last processed (or oldest queued) frame to the newest queued. */
+  private sendStats(now: number): void {
+    this.lastStatsAt = now;
+    const newest = this.queue.newest()?.tMicros ?? this.lastProcessedT;
+    const from = this.lastProcessedT >= 0 ? this.lastProcessedT : (this.queue.oldest()?.tMicros ?? newest);
+    const backlogMs = Math.max(0, Math.round((newest - from) / 1000));
+    const { received, dropped, processed } = this;
+    this.send({ t: 'stats', received, dropped, backlogMs, processed });
+  }
+
+  // ---- timers (driven by the hub's ticker; spec: Limits) --------------------------------------
+
+  /** No `hello` or no packets for the idle timeout, the token's duration on the wall clock, aux sets, `stats`. */
+  tick(now: number): void {
+    const idleSec = this.deps.ctx.config.idleTimeoutSec;
+    const idleMs = idleSec * 1000;
+    if (this.state === 'hello' && now - this.openedAt > idleMs)
+      return this.fatal('idle_timeout', `no hello within ${idleSec} s`, CLOSE.policy);
+    if (this.state !== 'running') return;
+    if (now - this.lastPacketAt > idleMs)
+      return this.fatal('idle_timeout', `no packets for ${idleSec} s`, CLOSE.policy);
+    if (now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS) {
+      void this.finish('duration');
+      return;
+    }
+    this.aux?.sweep(now);
+    if (now - this.lastStatsAt >= STATS_INTERVAL_MS) this.sendStats(now);
+  }
+
+  // ---- the final measurement --------------------------------------------------------------------
+
+  /**
+   * `stop`, or the token's duration reached: every queued frame is processed, the final measurement
+   * is stored (finish.ts: through a store blip), `final` carries it as stored, the socket closes.
+   */
+  async finish(reason: 'stop' | 'duration'): Promise<void> {
+    if (this.state !== 'running') return;
+    this.state = 'finishing';
+    const { ctx, log } = this.deps;
+    const sid = this.claims!.sid;
+    try {
+      if (reason === 'duration')
+        this.send({
+          t: 'error',
+          code: 'duration_exceeded',
+          message: `session reached its ${this.claims!.dur} s; frames past it are ignored`,
+          fatal: false,
+        });
+      while (this.drain(Infinity));
+      const m = this.processed > 0 ? this.estimator!.finish() : undefined;
+      this.estimator = undefined;
+      const fields = measurementFields(m, this.aux?.aggregate);
+      if (!m || isPoor(m))
+        this.send({
+          t: 'error',
+          code: 'insufficient_signal',
+          message: 'not enough signal for a measurement',
+          fatal: false,
+        });
+      const stats = this.jobStats(m);
+      const doc = await withStoreRetries(() => storeFinal(ctx, sid, m, fields, stats), {
+        stillFinishing: () => this.state === 'finishing',
+        onRetry: (err, retryInMs) =>
+          log.warn({ err, sessionId: sid, retryInMs }, 'storing the final measurement: store unavailable, retrying'),
+      });
+      if (!doc)
+        return this.fatal(
+          'session_already_used',
+          'the session was settled elsewhere (superseded by a fallback job)',
+          CLOSE.policy,
+          false,
+        );
+      this.send({ t: 'final', measurementId: doc.id, measurement: doc });
+      this.end(undefined, CLOSE.normal);
+    } catch (err) {
+      this.internal(err);
+    }
+  }
+
+  // ---- endings (spec: Streaming error codes) ---------------------------------------------------
+
+  /** A fatal error: `error` event, the session settles (failed or aborted), the socket closes. */
+  fatal(code: StreamErrorCode, message: string, closeCode: number, settle = true): void {
+    if (this.state === 'closed') return;
+    this.socket.send({ t: 'error', code, message, fatal: true });
+    const status = code === 'idle_timeout' ? 'aborted' : 'failed';
+    this.end(settle ? { status, code, message } : undefined, closeCode);
+  }
+
+  /** The client's `abort`. */
+  abort(reason: string): void {
+    const message = reason ? `aborted by client: ${reason}` : 'aborted by client';
+    this.end({ status: 'aborted', code: 'aborted_by_client', message }, CLOSE.normal);
+  }
+
+  /**
+   * The job was settled by someone else (a session-fallback upload superseded it: settled-elsewhere.ts):
+   * the socket is told at once; the job keeps the status the other party gave it.
+   */
+  settledElsewhere(): void {
+    if (this.state !== 'running') return; // its own settlement (finishing), or already ending
+    this.fatal(
+      'session_already_used',
+      'the session was settled elsewhere (superseded by a fallback job)',
+      CLOSE.policy,
+      false,
+    );
+  }
+
+  /** ws refused a frame (over its hard cap, bad UTF-8, bad opcode) and is closing the socket. */
+  socketFailed(message: string): void {
+    this.socketError = { status: 'failed', code: 'protocol_error', message: `socket error: ${message}` };
+  }
+
+  /** The socket closed. `finishing` continues: the client asked to stop, the measurement is stored either way. */
+  socketClosed(): void {
+    if (this.state !== 'finishing') {
+      const wasRunning = this.state === 'running';
+      this.close();
+      if (wasRunning)
+        void this.settle(
+          this.socketError ?? { status: 'aborted', code: 'disconnected', message: 'socket closed without stop' },
+        );
+    }
+    this.deps.onEnd();
+  }
+
+  /** Server shutdown: the session ends without a result (no resume in v1). */
+  async shutdown(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasLive = this.close();
+    this.socket.send({ t: 'error', code: 'internal_error', message: 'server shutting down', fatal: true });
+    this.socket.goAway();
+    if (wasLive) await this.settle({ status: 'aborted', code: 'disconnected', message: 'server shut down' });
+    this.deps.onEnd();
+  }
+
+  private refuse(r: Refusal): void {
+    this.fatal(r.code, r.message, r.closeCode);
+  }
+
+  private internal(err: unknown): void {
+    this.deps.log.error({ err, sessionId: this.claims?.sid }, 'streaming session failed');
+    this.fatal('internal_error', 'internal error', CLOSE.internal);
+  }
+
+  private end(ending: Ending | undefined, closeCode: number): void {
+    const wasLive = this.close();
+    this.socket.close(closeCode);
+    if (ending && wasLive) void this.settle(ending);
+  }
+
+  /** The one way into `closed`: no more frames or events. Returns whether the session had gone live (it then settles). */
+  private close(): boolean {
+    const wasLive = this.state === 'running' || this.state === 'finishing';
+    this.state = 'closed';
+    this.queue.clear();
+    this.estimator = undefined;
+    return wasLive;
+  }
+
+  private async settle(e: Ending): Promise<void> {
+    if (!this.claims) return;
+    try {
+      const { processed, firstT, lastProcessedT } = this;
+      await settleEnded(this.deps.ctx, this.claims.sid, e, { processed, firstT, lastProcessedT }, this.jobStats());
+    } catch (err) {
+      this.deps.log.error({ err, sessionId: this.claims.sid }, 'settling a streaming session failed');
+    }
+  }
+
+  /** The job's `stats`: the stream's counters, and the engine's when a measurement was made. */
+  private jobStats(m?: EngineMeasurement): Record<string, unknown> {
+    const { received, dropped, processed } = this;
+    return jobStats({ received, dropped, processed, auxDropped: this.aux?.dropped ?? 0 }, m);
+  }
+}

@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts', 'eslint-rules/**/*.test.js'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -12,7 +12,37 @@ import { getMeasurement } from '../src/store/measurements.js';
 import type { TestKey, TestServer } from '../src/testing.js';
 import { runJob } from '../src/batch/worker.js';
 import { createBatchWorld, createJob, encodePacket, type BatchWorld } from './batch-world.js';
-import { TestClient, createSession, sendWithinRate, settledJob, startTestServer } from './stream-helpers.js';
+import { TestClient, createSession, settledJob, startTestServer } from './stream-helpers.js';
+
+type Packets = ReturnType<typeof generatePhantom>['packets'];
+
+/**
+ * Every packet, at most 30 face crops per second (the wall-clock rule), and a ping after every 4th
+ * crop whose pong is awaited: the server has then read the crops before it, and its scheduler, which
+ * processes at least 4 frames a turn, runs between two reads. So the 15-frame queue never
+ * overflows, even on a loaded machine, and the live capture is the file's capture.
+ */
+async function sendInStep(c: TestClient, packets: Packets): Promise<void> {
+  const t0 = performance.now();
+  const pongs = (): number => c.events.filter((e) => e.t === 'pong').length;
+  let crops = 0;
+  for (const p of packets) {
+    if (p.type === 1) {
+      const wait = crops * 34 - (performance.now() - t0);
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      crops++;
+    }
+    for (const bytes of encodePacket(p)) c.bin(bytes);
+    if (p.type === 1 && crops % 4 === 0) {
+      c.json({ t: 'ping' });
+      const until = Date.now() + 5000;
+      while (pongs() < crops / 4) {
+        if (Date.now() > until) throw new Error(`no pong after ${crops} crops`);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    }
+  }
+}
 
 const FEATURES = ['hrv', 'bp', 'spo2'];
 /** Identity of the record, which differs by door by design. */
@@ -29,7 +59,7 @@ afterAll(async () => {
   await Promise.all([w?.close(), srv?.close()]);
 });
 
-async function viaFramesJob(packets: ReturnType<typeof generatePhantom>['packets'], durationSec: number) {
+async function viaFramesJob(packets: Packets, durationSec: number) {
   const file = encodeFramesFile(packets.flatMap(encodePacket), durationSec * 1e6);
   const job = await createJob(w, file, { features: FEATURES });
   await runJob(w.ctx, w.rt, job.jobId, 'parity');
@@ -44,10 +74,10 @@ async function viaFramesJob(packets: ReturnType<typeof generatePhantom>['packets
   };
 }
 
-async function viaSession(packets: ReturnType<typeof generatePhantom>['packets']) {
+async function viaSession(packets: Packets) {
   const s = await createSession(srv, key, { durationSec: 30, features: FEATURES });
   const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-  await sendWithinRate(c, packets.flatMap(encodePacket));
+  await sendInStep(c, packets);
   c.json({ t: 'stop' });
   const final = await c.next('final', 15_000);
   const job = await settledJob(srv, s.sessionId);

@@ -4,8 +4,9 @@
  * → `authorizing` (token and the pending→running compare-and-set) → `running` (packets and control
  * messages) → `finishing` (stop or duration reached: final measurement) → `closed`.
  *
- * Every change of the phase, the frame counters, the queue and the estimator happens in a method
- * here; the inbound path (connection.ts) only reads the phase and asks. The WebSocket belongs to
+ * Every change of the phase happens in a method here, and so does every decision about an ending;
+ * the frames (queue, estimator, counters) belong to the session's FramePipeline (frame-pipeline.ts),
+ * which only the session calls. The inbound path (connection.ts) only reads the phase and asks. The WebSocket belongs to
  * SessionSocket; the session decides what may still be sent (nothing once `closed`, except the
  * fatal `error` owed before the close) and when the socket closes.
  *
@@ -15,32 +16,24 @@
 import {
   HR_EVENT_MIN_SQI,
   PROTOCOL_VERSION,
-  STREAM_QUEUE_FRAMES,
   type AuxChunkPacket,
   type FaceCropPacket,
   type Packet,
   type StreamErrorCode,
 } from '@vitals/protocol';
-import { StreamingEstimator, type EngineEvent, type EngineMeasurement } from '@vitals/engine';
+import type { EngineEvent, EngineMeasurement } from '@vitals/engine';
 import type { AppContext } from '../context.js';
 import type { SessionClaims } from '../domain/session-token.js';
 import { isPoor, measurementFields } from '../domain/measurement-fields.js';
-import { FrameRateGuard, TokenBucket } from './rate-guard.js';
 import { AuxChannel } from './aux-analysis.js';
 import type { Drainable, FrameScheduler } from './scheduler.js';
-import { recordFramesProcessed, recordHrLag } from './metrics.js';
-import { FrameQueue } from './frame-queue.js';
-import {
-  CLOSE,
-  INLINE_DRAIN_MAX_LAG_MS,
-  MAX_MESSAGES_PER_SEC,
-  OVERFLOW_STATS_MIN_MS,
-  STATS_INTERVAL_MS,
-  WALL_GRACE_MS,
-} from './limits.js';
+import { recordHrLag } from './metrics.js';
+import { FramePipeline } from './frame-pipeline.js';
+import { CLOSE, INLINE_DRAIN_MAX_LAG_MS, OVERFLOW_STATS_MIN_MS, STATS_INTERVAL_MS, WALL_GRACE_MS } from './limits.js';
 import { authorize, checkHello, isRefusal, type Grant, type Refusal } from './handshake.js';
 import { jobStats, settleEnded, storeFinal, type Ending } from './settlement.js';
 import { withStoreRetries } from './finish.js';
+import { SETTLED_ELSEWHERE } from './settled-elsewhere.js';
 import type { SessionSocket } from './session-socket.js';
 
 export type Phase = 'hello' | 'authorizing' | 'running' | 'finishing' | 'closed';
@@ -64,22 +57,13 @@ export class StreamSession implements Drainable {
   private readonly openedAt: number;
   private claims?: SessionClaims;
   private accepted: string[] = [];
-  private estimator?: StreamingEstimator;
-  /** Unprocessed frames with their performance.now() arrival times. */
-  private readonly queue = new FrameQueue<FaceCropPacket>(STREAM_QUEUE_FRAMES);
-  private frameGuard?: FrameRateGuard;
-  private messageGuard?: TokenBucket;
+  /** From `ready` on: the frames' queue, estimator and counters. */
+  private frames?: FramePipeline;
   private aux?: AuxChannel;
   private startedAt = 0;
   private lastPacketAt = 0;
   private lastStatsAt = 0;
   private lastOverflowStatsAt = 0;
-  private received = 0;
-  private dropped = 0;
-  private processed = 0;
-  private firstT = -1;
-  private lastT = -1;
-  private lastProcessedT = -1;
   /** Set when the socket-level layer (ws) refused a message; the close then fails the session. */
   private socketError?: Ending;
 
@@ -136,9 +120,7 @@ export class StreamSession implements Drainable {
     this.startedAt = startedAt;
     this.lastPacketAt = startedAt;
     this.lastStatsAt = startedAt;
-    this.estimator = new StreamingEstimator();
-    this.frameGuard = new FrameRateGuard(performance.now());
-    this.messageGuard = new TokenBucket(performance.now(), MAX_MESSAGES_PER_SEC);
+    this.frames = new FramePipeline(claims.dur * 1e6, performance.now(), (e, arrivedAt) => this.emit(e, arrivedAt));
     if (analyzer)
       this.aux = new AuxChannel(analyzer, accepted, {
         live: () => this.state === 'running' || this.state === 'finishing',
@@ -157,12 +139,9 @@ export class StreamSession implements Drainable {
 
   /** The flood guard over every binary message; false when it tripped (the session has ended). */
   admitMessage(wall: number): boolean {
-    if (!this.messageGuard!.has(wall)) {
-      this.fatal('frame_rate_exceeded', `more than ${MAX_MESSAGES_PER_SEC} binary messages per second`, CLOSE.policy);
-      return false;
-    }
-    this.messageGuard!.take();
-    return true;
+    const why = this.frames!.admitMessage(wall);
+    if (why) this.fatal('frame_rate_exceeded', why, CLOSE.policy);
+    return !why;
   }
 
   /** A decoded binary message; `wall` is its performance.now() arrival time. */
@@ -174,7 +153,7 @@ export class StreamSession implements Drainable {
         return this.frame(p, now, wall);
       case 2:
       case 3:
-        this.estimator!.push(p); // cheap: the latest quality, or one telemetry sample
+        this.frames!.signal(p); // cheap: the latest quality, or one telemetry sample
         return;
       case 4:
         return this.auxChunk(p, now);
@@ -188,51 +167,31 @@ export class StreamSession implements Drainable {
   }
 
   private frame(p: FaceCropPacket, now: number, wall: number): void {
-    this.received++;
-    if (p.tMicros <= this.lastT) {
-      this.dropped++; // timestamps must increase; the estimator would reject it anyway
-      return;
+    const pastWallDuration = now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS;
+    const a = this.frames!.admit(
+      p,
+      wall,
+      pastWallDuration,
+      () => this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS,
+    );
+    switch (a.kind) {
+      case 'rate':
+        return this.fatal('frame_rate_exceeded', a.reason, CLOSE.policy);
+      case 'duration':
+        void this.finish('duration');
+        return;
+      case 'queued':
+        if (a.overflowed && now - this.lastOverflowStatsAt >= OVERFLOW_STATS_MIN_MS) {
+          this.lastOverflowStatsAt = now;
+          this.sendStats(now);
+        }
+        this.deps.scheduler.schedule(this);
     }
-    const why = this.frameGuard!.admit(p.tMicros, wall);
-    if (why) return this.fatal('frame_rate_exceeded', why, CLOSE.policy);
-    if (this.firstT < 0) this.firstT = p.tMicros;
-    const durMicros = this.claims!.dur * 1e6;
-    if (p.tMicros - this.firstT >= durMicros || now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS) {
-      void this.finish('duration');
-      return;
-    }
-    this.lastT = p.tMicros;
-    // A burst that arrived in one read (a client catching up) is not a server falling behind:
-    // while the process keeps up, make room by processing instead of dropping.
-    if (this.queue.length >= STREAM_QUEUE_FRAMES && this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS)
-      this.drain(1);
-    if (this.queue.length >= STREAM_QUEUE_FRAMES) {
-      // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
-      this.queue.shift();
-      this.dropped++;
-      if (now - this.lastOverflowStatsAt >= OVERFLOW_STATS_MIN_MS) {
-        this.lastOverflowStatsAt = now;
-        this.sendStats(now);
-      }
-    }
-    this.queue.push(p, wall);
-    this.deps.scheduler.schedule(this);
   }
 
-  /** Called by the scheduler: runs queued frames through the estimator. */
+  /** Called by the scheduler: processes up to `max` queued frames; returns whether work remains. */
   drain(max: number): boolean {
-    let n = 0;
-    while (n < max && this.queue.length > 0 && this.estimator) {
-      const p = this.queue.shift()!;
-      const arrivedAt = this.queue.shiftedArrival;
-      const events = this.estimator.push(p);
-      this.processed++;
-      this.lastProcessedT = p.tMicros;
-      for (let i = 0; i < events.length; i++) this.emit(events[i], arrivedAt);
-      n++;
-    }
-    if (n > 0) recordFramesProcessed(n);
-    return this.queue.length > 0 && this.estimator !== undefined;
+    return this.frames?.drain(max) ?? false;
   }
 
   private emit(e: EngineEvent, arrivedAt: number): void {
@@ -252,14 +211,10 @@ export class StreamSession implements Drainable {
     }
   }
 
-  /** `stats`: the backlog spans the last processed (or oldest queued) frame to the newest queued. */
   private sendStats(now: number): void {
     this.lastStatsAt = now;
-    const newest = this.queue.newest()?.tMicros ?? this.lastProcessedT;
-    const from = this.lastProcessedT >= 0 ? this.lastProcessedT : (this.queue.oldest()?.tMicros ?? newest);
-    const backlogMs = Math.max(0, Math.round((newest - from) / 1000));
-    const { received, dropped, processed } = this;
-    this.send({ t: 'stats', received, dropped, backlogMs, processed });
+    const { received, dropped, processed } = this.frames!.counts();
+    this.send({ t: 'stats', received, dropped, backlogMs: this.frames!.backlogMs(), processed });
   }
 
   // ---- timers (driven by the hub's ticker; spec: Limits) --------------------------------------
@@ -300,9 +255,7 @@ export class StreamSession implements Drainable {
           message: `session reached its ${this.claims!.dur} s; frames past it are ignored`,
           fatal: false,
         });
-      while (this.drain(Infinity));
-      const m = this.processed > 0 ? this.estimator!.finish() : undefined;
-      this.estimator = undefined;
+      const m = this.frames!.finish();
       const fields = measurementFields(m, this.aux?.aggregate);
       if (!m || isPoor(m))
         this.send({
@@ -317,13 +270,7 @@ export class StreamSession implements Drainable {
         onRetry: (err, retryInMs) =>
           log.warn({ err, sessionId: sid, retryInMs }, 'storing the final measurement: store unavailable, retrying'),
       });
-      if (!doc)
-        return this.fatal(
-          'session_already_used',
-          'the session was settled elsewhere (superseded by a fallback job)',
-          CLOSE.policy,
-          false,
-        );
+      if (!doc) return this.fatal('session_already_used', SETTLED_ELSEWHERE, CLOSE.policy, false);
       this.send({ t: 'final', measurementId: doc.id, measurement: doc });
       this.end(undefined, CLOSE.normal);
     } catch (err) {
@@ -353,12 +300,7 @@ export class StreamSession implements Drainable {
    */
   settledElsewhere(): void {
     if (this.state !== 'running') return; // its own settlement (finishing), or already ending
-    this.fatal(
-      'session_already_used',
-      'the session was settled elsewhere (superseded by a fallback job)',
-      CLOSE.policy,
-      false,
-    );
+    this.fatal('session_already_used', SETTLED_ELSEWHERE, CLOSE.policy, false);
   }
 
   /** ws refused a frame (over its hard cap, bad UTF-8, bad opcode) and is closing the socket. */
@@ -408,16 +350,15 @@ export class StreamSession implements Drainable {
   private close(): boolean {
     const wasLive = this.state === 'running' || this.state === 'finishing';
     this.state = 'closed';
-    this.queue.clear();
-    this.estimator = undefined;
+    this.frames?.stop();
     return wasLive;
   }
 
   private async settle(e: Ending): Promise<void> {
     if (!this.claims) return;
     try {
-      const { processed, firstT, lastProcessedT } = this;
-      await settleEnded(this.deps.ctx, this.claims.sid, e, { processed, firstT, lastProcessedT }, this.jobStats());
+      const span = this.frames?.span() ?? { processed: 0, firstT: -1, lastProcessedT: -1 };
+      await settleEnded(this.deps.ctx, this.claims.sid, e, span, this.jobStats());
     } catch (err) {
       this.deps.log.error({ err, sessionId: this.claims.sid }, 'settling a streaming session failed');
     }
@@ -425,7 +366,7 @@ export class StreamSession implements Drainable {
 
   /** The job's `stats`: the stream's counters, and the engine's when a measurement was made. */
   private jobStats(m?: EngineMeasurement): Record<string, unknown> {
-    const { received, dropped, processed } = this;
-    return jobStats({ received, dropped, processed, auxDropped: this.aux?.dropped ?? 0 }, m);
+    const counts = this.frames?.counts() ?? { received: 0, dropped: 0, processed: 0 };
+    return jobStats({ ...counts, auxDropped: this.aux?.dropped ?? 0 }, m);
   }
 }

@@ -11,6 +11,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { LIVE_STATUSES } from '../store/jobs.js';
 
+/** The fatal `error`'s message when another party settled the session. */
+export const SETTLED_ELSEWHERE = 'the session was settled elsewhere (superseded by a fallback job)';
+
 /** How often the hub asks the database whether any of its running sessions ended elsewhere (tests may change it). */
 export const settledCheck = { intervalMs: 2000 };
 

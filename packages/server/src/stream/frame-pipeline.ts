@@ -1,0 +1,131 @@
+/**
+ * A running session's packets, from arrival to the estimator (spec: Limits; CLARIFICATIONS 26): the
+ * message and frame-rate rules, the 15-frame queue (oldest dropped on overflow), the estimator and the counters
+ * the job's stats and `stats` events report. Owned by its session (session.ts), which created it at
+ * `ready` and alone calls it; the session decides what an admission means (stats, finish, fatal).
+ */
+import { STREAM_QUEUE_FRAMES, type FaceCropPacket, type Packet } from '@vitals/protocol';
+import { StreamingEstimator, type EngineEvent, type EngineMeasurement } from '@vitals/engine';
+import { FrameRateGuard, TokenBucket } from './rate-guard.js';
+import { FrameQueue } from './frame-queue.js';
+import { recordFramesProcessed } from './metrics.js';
+import { MAX_MESSAGES_PER_SEC } from './limits.js';
+
+/** What became of an arriving frame. */
+export type Admission =
+  | { kind: 'queued'; overflowed: boolean }
+  /** Its timestamp did not increase: dropped and counted, not an error. */
+  | { kind: 'stale' }
+  | { kind: 'rate'; reason: string }
+  /** Past the token's duration (capture time, or the wall clock the session measured). */
+  | { kind: 'duration' };
+
+export class FramePipeline {
+  /** Unprocessed frames with their performance.now() arrival times. */
+  private readonly queue = new FrameQueue<FaceCropPacket>(STREAM_QUEUE_FRAMES);
+  private estimator?: StreamingEstimator = new StreamingEstimator();
+  private readonly guard: FrameRateGuard;
+  /** Every binary message, whatever its type: a flood guard. */
+  private readonly messages: TokenBucket;
+  private received = 0;
+  private dropped = 0;
+  private processed = 0;
+  private firstT = -1;
+  private lastT = -1;
+  private lastProcessedT = -1;
+
+  constructor(
+    private readonly durMicros: number,
+    wallNow: number,
+    private readonly emit: (e: EngineEvent, arrivedAt: number) => void,
+  ) {
+    this.guard = new FrameRateGuard(wallNow);
+    this.messages = new TokenBucket(wallNow, MAX_MESSAGES_PER_SEC);
+  }
+
+  /** Any binary message: a reason when it breaks the flood guard, else counted. */
+  admitMessage(wall: number): string | null {
+    if (!this.messages.has(wall)) return `more than ${MAX_MESSAGES_PER_SEC} binary messages per second`;
+    this.messages.take();
+    return null;
+  }
+
+  /** Quality and telemetry packets: cheap, straight to the estimator. */
+  signal(p: Exclude<Packet, FaceCropPacket>): void {
+    this.estimator?.push(p as Parameters<StreamingEstimator['push']>[0]);
+  }
+
+  /**
+   * One face crop. `pastWallDuration`: the session's wall clock passed the token's duration.
+   * `mayDrainInline`: the process keeps up, so a full queue makes room by processing one frame
+   * (a burst from a client catching up is not a server falling behind) instead of dropping.
+   */
+  admit(p: FaceCropPacket, wall: number, pastWallDuration: boolean, mayDrainInline: () => boolean): Admission {
+    this.received++;
+    if (p.tMicros <= this.lastT) {
+      this.dropped++; // timestamps must increase; the estimator would reject it anyway
+      return { kind: 'stale' };
+    }
+    const why = this.guard.admit(p.tMicros, wall);
+    if (why) return { kind: 'rate', reason: why };
+    if (this.firstT < 0) this.firstT = p.tMicros;
+    if (p.tMicros - this.firstT >= this.durMicros || pastWallDuration) return { kind: 'duration' };
+    this.lastT = p.tMicros;
+    if (this.queue.length >= STREAM_QUEUE_FRAMES && mayDrainInline()) this.drain(1);
+    let overflowed = false;
+    if (this.queue.length >= STREAM_QUEUE_FRAMES) {
+      // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
+      this.queue.shift();
+      this.dropped++;
+      overflowed = true;
+    }
+    this.queue.push(p, wall);
+    return { kind: 'queued', overflowed };
+  }
+
+  /** Runs up to `max` queued frames through the estimator; returns whether work remains. */
+  drain(max: number): boolean {
+    let n = 0;
+    while (n < max && this.queue.length > 0 && this.estimator) {
+      const p = this.queue.shift()!;
+      const arrivedAt = this.queue.shiftedArrival;
+      const events = this.estimator.push(p);
+      this.processed++;
+      this.lastProcessedT = p.tMicros;
+      for (let i = 0; i < events.length; i++) this.emit(events[i], arrivedAt);
+      n++;
+    }
+    if (n > 0) recordFramesProcessed(n);
+    return this.queue.length > 0 && this.estimator !== undefined;
+  }
+
+  /** Every queued frame processed, then the estimator's result (`undefined`: no frame was processed). */
+  finish(): EngineMeasurement | undefined {
+    while (this.drain(Infinity));
+    const m = this.processed > 0 ? this.estimator!.finish() : undefined;
+    this.estimator = undefined;
+    return m;
+  }
+
+  /** The session ended: nothing queued is processed any more. */
+  stop(): void {
+    this.queue.clear();
+    this.estimator = undefined;
+  }
+
+  counts(): { received: number; dropped: number; processed: number } {
+    return { received: this.received, dropped: this.dropped, processed: this.processed };
+  }
+
+  /** The first to the last processed capture time (the seconds an ended session records). */
+  span(): { processed: number; firstT: number; lastProcessedT: number } {
+    return { processed: this.processed, firstT: this.firstT, lastProcessedT: this.lastProcessedT };
+  }
+
+  /** `stats.backlogMs`: the last processed (or oldest queued) frame to the newest queued. */
+  backlogMs(): number {
+    const newest = this.queue.newest()?.tMicros ?? this.lastProcessedT;
+    const from = this.lastProcessedT >= 0 ? this.lastProcessedT : (this.queue.oldest()?.tMicros ?? newest);
+    return Math.max(0, Math.round((newest - from) / 1000));
+  }
+}

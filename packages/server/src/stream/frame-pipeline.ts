@@ -13,7 +13,7 @@ import { MAX_MESSAGES_PER_SEC } from './limits.js';
 
 /** What became of an arriving frame. */
 export type Admission =
-  | { kind: 'queued'; overflowed: boolean }
+  | { kind: 'queued' }
   /** Its timestamp did not increase: dropped and counted, not an error. */
   | { kind: 'stale' }
   | { kind: 'rate'; reason: string }
@@ -59,8 +59,13 @@ export class FramePipeline {
    * One face crop. `pastWallDuration`: the session's wall clock passed the token's duration.
    * `mayDrainInline`: the process keeps up, so a full queue makes room by processing one frame
    * (a burst from a client catching up is not a server falling behind) instead of dropping.
+   * `overflowed`: the oldest frame was just dropped (called before this one is queued).
    */
-  admit(p: FaceCropPacket, wall: number, pastWallDuration: boolean, mayDrainInline: () => boolean): Admission {
+  admit(
+    p: FaceCropPacket,
+    wall: number,
+    on: { pastWallDuration: boolean; mayDrainInline(): boolean; overflowed(): void },
+  ): Admission {
     this.received++;
     if (p.tMicros <= this.lastT) {
       this.dropped++; // timestamps must increase; the estimator would reject it anyway
@@ -69,18 +74,17 @@ export class FramePipeline {
     const why = this.guard.admit(p.tMicros, wall);
     if (why) return { kind: 'rate', reason: why };
     if (this.firstT < 0) this.firstT = p.tMicros;
-    if (p.tMicros - this.firstT >= this.durMicros || pastWallDuration) return { kind: 'duration' };
+    if (p.tMicros - this.firstT >= this.durMicros || on.pastWallDuration) return { kind: 'duration' };
     this.lastT = p.tMicros;
-    if (this.queue.length >= STREAM_QUEUE_FRAMES && mayDrainInline()) this.drain(1);
-    let overflowed = false;
+    if (this.queue.length >= STREAM_QUEUE_FRAMES && on.mayDrainInline()) this.drain(1);
     if (this.queue.length >= STREAM_QUEUE_FRAMES) {
       // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
       this.queue.shift();
       this.dropped++;
-      overflowed = true;
+      on.overflowed();
     }
     this.queue.push(p, wall);
-    return { kind: 'queued', overflowed };
+    return { kind: 'queued' };
   }
 
   /** Runs up to `max` queued frames through the estimator; returns whether work remains. */

@@ -6,8 +6,8 @@
  *
  * Every change of the phase happens in a method here, and so does every decision about an ending;
  * the frames (queue, estimator, counters) belong to the session's FramePipeline (frame-pipeline.ts),
- * which only the session calls. The inbound path (connection.ts) only reads the phase and asks. The WebSocket belongs to
- * SessionSocket; the session decides what may still be sent (nothing once `closed`, except the
+ * which only the session calls. The inbound path (connection.ts) only reads the phase and asks.
+ * The WebSocket belongs to SessionSocket; the session decides what may still be sent (nothing once `closed`, except the
  * fatal `error` owed before the close) and when the socket closes.
  *
  * Error events: `fatal: true` means the session ends without a measurement and the socket closes;
@@ -168,12 +168,15 @@ export class StreamSession implements Drainable {
 
   private frame(p: FaceCropPacket, now: number, wall: number): void {
     const pastWallDuration = now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS;
-    const a = this.frames!.admit(
-      p,
-      wall,
+    const a = this.frames!.admit(p, wall, {
       pastWallDuration,
-      () => this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS,
-    );
+      mayDrainInline: () => this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS,
+      overflowed: () => {
+        if (now - this.lastOverflowStatsAt < OVERFLOW_STATS_MIN_MS) return;
+        this.lastOverflowStatsAt = now;
+        this.sendStats(now);
+      },
+    });
     switch (a.kind) {
       case 'rate':
         return this.fatal('frame_rate_exceeded', a.reason, CLOSE.policy);
@@ -181,10 +184,6 @@ export class StreamSession implements Drainable {
         void this.finish('duration');
         return;
       case 'queued':
-        if (a.overflowed && now - this.lastOverflowStatsAt >= OVERFLOW_STATS_MIN_MS) {
-          this.lastOverflowStatsAt = now;
-          this.sendStats(now);
-        }
         this.deps.scheduler.schedule(this);
     }
   }

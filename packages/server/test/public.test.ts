@@ -97,6 +97,7 @@ describe('GET /openapi.json', () => {
         'features',
         'limits',
         'quotas',
+        'metering',
         'tokenBalanceUsd',
         'organization',
         'serverTime',

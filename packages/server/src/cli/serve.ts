@@ -10,7 +10,8 @@ async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => vo
   const any = await ctx.db.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (any) return;
   const now = ctx.clock.now();
-  const org = await createOrg(ctx.db.db, 'development', 100, now);
+  // Unmetered like every organization created without a balance (CLARIFICATIONS 28).
+  const org = await createOrg(ctx.db.db, 'development', null, now);
   const { key, secret } = await createKey(ctx.db.db, { orgId: org.id, mode: 'test' }, now);
   print('First start: created a development organization and API key. The secret is shown this once:');
   print(`  VITALS_KEY_ID=${key.id}`);

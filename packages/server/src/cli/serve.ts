@@ -1,4 +1,7 @@
-/** `vitals-server serve`: the API, the WebSocket endpoint and (embedded mode) the workers. */
+/**
+ * `vitals-server serve`: the API, the WebSocket endpoint and the workers in one process, on SQLite and
+ * PostgreSQL alike (VITALS_EMBEDDED_WORKER=0: API only; batch/plugin.ts).
+ */
 import type { Config } from '../config.js';
 import { createContext, closeContext } from '../deps.js';
 import { buildServer } from '../server.js';

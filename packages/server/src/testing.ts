@@ -25,6 +25,7 @@ import { signedInject, type SignedInjectOptions } from './testing/sign.js';
 
 export { signedInject, type Body, type SignedInjectOptions } from './testing/sign.js';
 export { waitFor } from './testing/wait-for.js';
+export { openWholeTestDatabase } from './testing/database.js';
 
 export { ManualClock };
 
@@ -33,7 +34,8 @@ export interface TestKeyOptions {
   rateLimitPerMin?: number;
   quotaSecondsMonth?: number;
   tokenQuotaMonthUsd?: number;
-  tokenBalanceUsd?: number;
+  /** The organization's balance (default $100); null: unmetered (CLARIFICATIONS 28). */
+  tokenBalanceUsd?: number | null;
   expiresAt?: number;
   status?: 'active' | 'disabled';
   features?: string[];
@@ -86,7 +88,16 @@ export async function openTestDatabase(
 
 export async function makeKey(ctx: AppContext, opts: TestKeyOptions = {}): Promise<TestKey> {
   const now = ctx.clock.now();
-  const orgId = opts.orgId ?? (await createOrg(ctx.db.db, `test-${randomHex(3)}`, opts.tokenBalanceUsd ?? 100, now)).id;
+  const orgId =
+    opts.orgId ??
+    (
+      await createOrg(
+        ctx.db.db,
+        `test-${randomHex(3)}`,
+        opts.tokenBalanceUsd === undefined ? 100 : opts.tokenBalanceUsd,
+        now,
+      )
+    ).id;
   const input: CreateKeyInput = {
     orgId,
     rateLimitPerMin: opts.rateLimitPerMin,

@@ -15,9 +15,17 @@ import {
   type Packet,
 } from '@vitals/protocol';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
-import { createWorld, waitFor as waitUntil, type World, type WorldOptions } from '../src/testing.js';
+import {
+  createWorld,
+  openTestDatabase,
+  openWholeTestDatabase,
+  waitFor as waitUntil,
+  type World,
+  type WorldOptions,
+} from '../src/testing.js';
 import type { TestKey } from '../src/testing.js';
 import { signSessionToken } from '../src/domain/session-token.js';
+import type { DbHandle } from '../src/store/db.js';
 import { getJob, newJobRow, type JobRow } from '../src/store/jobs.js';
 
 /** A batch world is a world (src/testing.ts) with batch settings. */
@@ -28,8 +36,22 @@ export type BatchWorld = World<Clock>;
  * PostgreSQL database, no face models) and a ManualClock at the current time.
  */
 export const createBatchWorld = (
-  opts: Pick<WorldOptions, 'batch' | 'env' | 'keyOptions' | 'clock' | 'pgQueue'> = {},
+  opts: Pick<WorldOptions, 'batch' | 'env' | 'keyOptions' | 'clock' | 'pgQueue' | 'logger'> = {},
 ): Promise<BatchWorld> => createWorld<Clock>({ ...opts, batch: opts.batch ?? {} });
+
+/**
+ * A database of its own without an app (tests that run the operator's commands on it): a whole
+ * PostgreSQL database with VITALS_TEST_DATABASE_URL, as a batch world has, else SQLite in a temp dir.
+ */
+export async function openBatchDatabase(): Promise<{
+  db: DbHandle;
+  dataDir: string;
+  url?: string;
+  cleanup(): Promise<void>;
+}> {
+  const url = process.env.VITALS_TEST_DATABASE_URL;
+  return url ? openWholeTestDatabase(url) : openTestDatabase();
+}
 
 export { ManualClock, systemClock };
 

@@ -11,6 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
@@ -420,7 +421,7 @@ function memoryNote(r: DbFigures): string {
   return `${r.db}: ${second < 5 ? 'flat' : 'GROWING'} (${f1(second)} MB over the second half of ${r.longRun.requests} signed, stored requests)`;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const results: DbFigures[] = [];
   // BENCH_API_DBS=postgres (or sqlite) measures one store only, for profiling; the doc section wants both.
   const only = process.env.BENCH_API_DBS?.split(',');
@@ -465,11 +466,24 @@ export async function run(): Promise<string> {
   lines.push('', NOTE, '', `Memory: ${results.map(memoryNote).join('; ')}.`);
   if (pgError)
     lines.push('', `PostgreSQL: not measured — ${PG_URL.replace(/\/\/[^@]*@/, '//')} unreachable (${pgError}).`);
-  return lines.join('\n');
+  const headline: HeadlineRow[] = results.map((r) => {
+    const ratio = rps(r.measure) / rps(r.health);
+    return {
+      area: 'API',
+      figure: `signed, stored \`POST /sdk/v1/measurements\` throughput, ${r.db === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+      value: `${f0(rps(r.measure))}/s (${f2(ratio)} of the reference)`,
+      target: '≥ 0.33 of the reference',
+      met: ratio >= 1 / 3,
+      reference: `unsigned \`GET /health\` of the same server, same run (${f0(rps(r.health))}/s)`,
+      command: '`npm run bench -- api`',
+    };
+  });
+  return { markdown: lines.join('\n'), headline };
 }
 
 // ---- entry -------------------------------------------------------------------------------------
 
 if (process.env.ROLE === 'server') void serverRole();
 else if (process.env.ROLE === 'load') void loadRole();
-else if (process.argv[1] && path.resolve(process.argv[1]) === SELF) run().then((md) => console.log(md));
+else if (process.argv[1] && path.resolve(process.argv[1]) === SELF)
+  run().then((out) => console.log(splitSection(out).markdown));

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const JOBS = QUICK ? 6 : 20;
@@ -44,7 +45,7 @@ function httpPut(url: string, contentType: string, body: Buffer): Promise<number
   });
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const { loadConfig } = await import('../../packages/server/src/config.js');
   const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
   const { buildServer } = await import('../../packages/server/src/server.js');
@@ -158,7 +159,28 @@ export async function run(): Promise<string> {
 
     const load = os.loadavg()[0].toFixed(1);
     const cpus = os.cpus();
-    return [
+    const cmd = '`npm run bench -- batch`';
+    const headline: HeadlineRow[] = [
+      {
+        area: 'Batch',
+        figure: `frames jobs per minute, one worker (${JOBS} jobs of a 30 s capture)`,
+        value: fmt((JOBS / drainMs) * 60_000),
+        target: '–',
+        met: null,
+        reference: `wall time per job ${fmt(perJobWall / median(alone), 2)}× the offline estimator alone (medians)`,
+        command: cmd,
+      },
+      {
+        area: 'Batch',
+        figure: `\`PUT {uploadUrl}\` of ${UPLOAD_MB} MB over loopback`,
+        value: `${fmt(median(putRates))} MB/s`,
+        target: '–',
+        met: null,
+        reference: `${fmt(median(putRates) / median(diskRates), 2)}× writing the same bytes to a file in the data dir`,
+        command: cmd,
+      },
+    ];
+    const markdown = [
       '## Batch',
       '',
       `Measured by \`scripts/bench/batch.ts\` (\`npm run bench -- batch\`${QUICK ? ', --quick' : ''}) on this machine (${cpus.length} cores, ${cpus[0]?.model.trim()}, Node ${process.version}; load average ${load} when the run ended — the machine is shared). One process: a listening server (buildServer, SQLite in a temp dir), requests over loopback HTTP signed with NCS1 (uploads with \`node:http\`), the embedded worker with concurrency 1. Jobs: ${JOBS} frames files of a 30 s, 30 fps phantom capture (${(file.length / 1e6).toFixed(2)} MB, ${packets.length} packets, features hrv, bp, spo2), uploaded and queued first, then one worker drains them.`,
@@ -178,6 +200,7 @@ export async function run(): Promise<string> {
       '',
       'What a job adds to the estimator: reading the object, decoding and checking the frames file, the lease claim and renewals, the settlement transaction (measurement, job, metering, balance), deleting the object and journaling webhooks. PUT streams through the signature check of the URL, the SHA-256 and the size count into a temporary file that is renamed into place.',
     ].join('\n');
+    return { markdown, headline };
   } finally {
     await app.close();
     await closeContext(ctx);

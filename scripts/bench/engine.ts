@@ -3,6 +3,7 @@
 // crops measured in the same run (the machine is shared and noisy). Returns a markdown section.
 import { estimateOffline, generatePhantom, meanRgb, StreamingEstimator } from '../../packages/engine/src/index.js';
 import type { Packet } from '@vitals/protocol';
+import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 function best(fn: () => void, reps: number): number {
   let min = Infinity;
@@ -14,7 +15,7 @@ function best(fn: () => void, reps: number): number {
   return min;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const { packets } = generatePhantom({ durationSec: 60, fps: 30, seed: 5 });
   const frames = packets.filter((p): p is Extract<Packet, { type: 1 }> => p.type === 1);
   const reference = (): void => {
@@ -65,7 +66,28 @@ export async function run(): Promise<string> {
   const refMinUs = (sum(refMin) * 1000) / frames.length;
   const perFrameUs = (pushMs * 1000) / frames.length;
   const refPerFrameUs = (refMs * 1000) / frames.length;
-  return [
+  const cmd = '`npm run bench -- engine`';
+  const headline: HeadlineRow[] = [
+    {
+      area: 'Engine',
+      figure: 'streaming `push`, average per frame (live analysis included)',
+      value: `${perFrameUs.toFixed(2)} µs`,
+      target: '< 20 µs',
+      met: perFrameUs < 20,
+      reference: `${(perFrameUs / refPerFrameUs).toFixed(1)}× a plain 3-channel mean of the crop (${refPerFrameUs.toFixed(2)} µs)`,
+      command: cmd,
+    },
+    {
+      area: 'Engine',
+      figure: 'offline estimator, 60 s capture at 30 fps',
+      value: `${offlineMs.toFixed(1)} ms`,
+      target: '< 50 ms',
+      met: offlineMs < 50,
+      reference: `${(offlineMs / refMs).toFixed(1)}× the plain mean of all crops (${refMs.toFixed(1)} ms)`,
+      command: cmd,
+    },
+  ];
+  const markdown = [
     '## Engine',
     '',
     `Measured by \`scripts/bench/engine.ts\` on a 60 s, 30 fps phantom capture (${frames.length} crops), best of repeated runs, one core, Node ${process.version}. Reference: a plain 3-channel mean of the same crops in the same run.`,
@@ -78,4 +100,5 @@ export async function run(): Promise<string> {
     `| streaming \`push\`, sum of per-packet minima over 15 runs, per frame (plain mean likewise: ${refMinUs.toFixed(2)} µs) | ${pushMinUs.toFixed(2)} µs | ${(pushMinUs / refMinUs).toFixed(1)} | – |`,
     `| streaming \`finish()\` (offline chain over the held trace) | ${finishMs.toFixed(1)} ms | ${(finishMs / refMs).toFixed(1)} | – |`,
   ].join('\n');
+  return { markdown, headline };
 }

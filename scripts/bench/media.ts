@@ -12,6 +12,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveFfmpeg, videoToPackets } from '../../packages/media/src/index.js';
+import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BENCH_DIR = join(REPO, '.bench');
@@ -62,7 +63,7 @@ function timed(argv: string[]): { wall: number; cpu: number; stdout: string } {
   return { wall, cpu: user + sys, stdout: r.stdout };
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const { file, source } = makeVideo();
   const { ffmpeg } = resolveFfmpeg();
   const decode = timed([...pin(), ffmpeg, '-v', 'error', '-threads', '1', '-i', file, '-f', 'null', '-']);
@@ -101,7 +102,28 @@ export async function run(): Promise<string> {
   const processingCpu = child.cpu - c.initCpuSec;
   const f = (v: number, d = 1): string => v.toFixed(d);
   const pass = (ok: boolean): string => (ok ? 'pass' : '**fail**');
-  return [
+  const cmd = '`npm run bench -- media`';
+  const headline: HeadlineRow[] = [
+    {
+      area: 'Media',
+      figure: 'CPU time of `videoToPackets`, 60 s 640x480 H.264 video, node + ffmpeg',
+      value: `${f(processingCpu)} s`,
+      target: '< 15 s',
+      met: processingCpu < 15,
+      reference: `${f(processingCpu / decode.cpu)}× ffmpeg's decode alone (${f(decode.cpu)} s CPU)`,
+      command: cmd,
+    },
+    {
+      area: 'Media',
+      figure: 'peak memory of the pipeline (node max RSS)',
+      value: `${f(c.maxRssMb, 0)} MB`,
+      target: '< 500 MB',
+      met: c.maxRssMb < 500,
+      reference: '–',
+      command: cmd,
+    },
+  ];
+  const markdown = [
     '## Media',
     '',
     `\`npm run bench -- media\` (\`scripts/bench/media.ts\`). Video: ${source}; 640x480, 30 fps, 60 s, H.264. CPU: ${cpus()[0]?.model ?? 'unknown'}; everything pinned to one core${pin().length ? '' : ' (taskset missing: not pinned)'}. Figures are from one run; on a shared machine CPU time is the fair measure (wall time on a pinned core includes other processes' turns on it).`,
@@ -120,6 +142,7 @@ export async function run(): Promise<string> {
     "Where the time goes: face analysis at 4 Hz (FaceMesh tracking ~15-20 ms a call on an idle core, a full BlazeFace detection ~60 ms every 2 s) is about two thirds of the node time; decode and RGB conversion in ffmpeg and the crops in JS share the rest. ffmpeg's own peak memory (~40 MB) is not in the RSS figure.",
     '',
   ].join('\n');
+  return { markdown, headline };
 }
 
 async function child(file: string): Promise<void> {
@@ -150,5 +173,5 @@ async function child(file: string): Promise<void> {
 
 if (process.argv[1] && resolve(process.argv[1]) === SELF) {
   if (process.argv[2] === '--child') await child(process.argv[3]);
-  else console.log(await run());
+  else console.log(splitSection(await run()).markdown);
 }

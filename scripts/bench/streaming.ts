@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const FPS = 30;
@@ -454,7 +455,7 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
 const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
 const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const deadline = Date.now() + BUDGET_MS;
   const counts = RAMP_OVERRIDE?.length ? RAMP_OVERRIDE : RAMP;
   const ours = await ramp('vitals', counts, deadline - 30_000);
@@ -512,11 +513,36 @@ export async function run(): Promise<string> {
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
   ];
-  return lines.join('\n');
+  const cmd = '`npm run bench -- streaming`';
+  const headline: HeadlineRow[] = [
+    {
+      area: 'Streaming',
+      figure: `live sessions per core (sustained with p99 lag < ${LAG_LIMIT_MS} ms and no drops ÷ cores busy)`,
+      value: `${f0(perCoreOurs)} (${best?.sessions ?? 0} sessions)`,
+      target: '≥ 300',
+      met: perCoreOurs >= 300,
+      reference:
+        bareStep && best
+          ? `${(perCoreOursCpu / perCoreBareCpu).toFixed(2)}× a bare \`ws\` server's sessions per core of CPU`
+          : '–',
+      command: cmd,
+    },
+    {
+      area: 'Streaming',
+      figure: 'memory per session (heap + buffers after GC)',
+      value: best ? `${f0(best.memPerSessionKb)} KB` : '–',
+      target: '< 1024 KB',
+      met: best ? best.memPerSessionKb < 1024 : false,
+      reference: '–',
+      command: cmd,
+    },
+  ];
+  return { markdown: lines.join('\n'), headline };
 }
 
 const role = process.env.STREAM_BENCH_ROLE;
 if (role === 'server') void serverRole();
 else if (role === 'bare') void bareRole();
 else if (role === 'gen') void genRole();
-else if (process.argv[1] && path.resolve(process.argv[1]) === SELF) void run().then((md) => console.log(md));
+else if (process.argv[1] && path.resolve(process.argv[1]) === SELF)
+  void run().then((out) => console.log(splitSection(out).markdown));

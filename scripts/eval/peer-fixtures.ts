@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { waveformToVitals } from '../../packages/engine/src/index.js';
 import { DATA_DIR, fmt, table } from './common.js';
+import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 
 interface Fixture {
   fps: number;
@@ -40,7 +41,7 @@ export function evaluateFixture(f: Fixture): Record<string, number | null> {
   };
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const dir = join(DATA_DIR, 'peer-fixtures/vitallens-core');
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
@@ -74,7 +75,21 @@ export async function run(): Promise<string> {
     ['metric', 'within tolerance', 'required'],
     [...tally].map(([k, t]) => [k, `${t.pass}/${t.total}`, k === 'Stress index' ? 'informative' : 'all']),
   );
-  return [
+  const required = [...tally].filter(([k]) => k !== 'Stress index');
+  const pass = required.reduce((a, [, t]) => a + t.pass, 0);
+  const total = required.reduce((a, [, t]) => a + t.total, 0);
+  const headline: HeadlineRow[] = [
+    {
+      area: 'Peer fixtures (vitallens-core)',
+      figure: `waveform → vitals within the peer's tolerances (${required.map(([k]) => k.replace(/ \(.*\)$/, '')).join(', ')})`,
+      value: `${pass}/${total}`,
+      target: 'all',
+      met: pass === total,
+      reference: "the peer's own expected values and tolerances",
+      command: '`npm run eval`',
+    },
+  ];
+  const markdown = [
     '## Peer fixtures: waveform → vitals (vitallens-core)',
     '',
     "Input: the peer's PPG waveform with its per-sample confidence (and its respiratory waveform for breathing rate) at the fixture's fps, through `waveformToVitals`. The peer's HRV references come from its own beats on that waveform (peaks placed on the waveform itself, intervals only between beats of confidence ≥ 0.5, 300–2000 ms, ≤ 25 % from the last accepted interval, NeuroKit2 time-domain metrics); ours follow the same definition (docs/engine.md, stage 5). Expected values and tolerances are the peer's own. The stress index is compared for information only (the peer marks it as manual ground truth and our histogram details may differ).",
@@ -83,7 +98,9 @@ export async function run(): Promise<string> {
     '',
     table(['fixture', 'metric', 'expected', 'ours', 'error', 'tolerance', 'result'], rows),
   ].join('\n');
+  return { markdown, headline };
 }
 
 // `npx tsx scripts/eval/peer-fixtures.ts` prints this section alone (no video decoding).
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) console.log(await run());
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  console.log(splitSection(await run()).markdown);

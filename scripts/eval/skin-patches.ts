@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { analyzeTrace, traceFromRgb } from '../../packages/engine/src/index.js';
 import { cachePath, DATA_DIR, decodeFrames, errorStats, fmt, probeVideo, statsRow, table } from './common.js';
 import { DETECTABILITY_HEAD, detectabilityRow, detectOutcomes, summarize, type DetectItem } from './detectability.js';
+import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 interface CachedTrace {
   tMicros: number[];
@@ -43,7 +44,7 @@ async function patchTrace(file: string): Promise<CachedTrace> {
   return tr;
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const csv = readFileSync(join(DATA_DIR, 'skin-patches/index.csv'), 'utf8').trim().split('\n').slice(1);
   const rows: (string | number)[][] = [];
   const groups = new Map<string, { est: number[]; ref: number[]; pub: number[]; pubRef: number[] }>();
@@ -115,7 +116,27 @@ export async function run(): Promise<string> {
     ...statsRow(k, errorStats(g.pub, g.pubRef)),
     `${g.pub.length}/${g.est.length}`,
   ]);
-  return [
+  const allStats = all ? errorStats(all.est, all.ref) : null;
+  const guess = all
+    ? errorStats(
+        all.ref.map(() => 75),
+        all.ref,
+      )
+    : null;
+  const headline: HeadlineRow[] = [
+    {
+      area: 'Skin patches',
+      figure: `heart rate MAE, every clip (the chain's rate whatever the quality verdict; published: ${all?.pub.length ?? 0}/${all?.est.length ?? 0})`,
+      value: allStats ? `${fmt(allStats.mae, 2)} bpm (n ${allStats.n})` : '–',
+      target: '≤ 5 bpm',
+      met: allStats ? allStats.mae <= 5 : false,
+      reference: guess
+        ? `a constant 75 bpm guess scores ${fmt(guess.mae, 2)}; no pulse detectable (section below)`
+        : '–',
+      command: '`npm run eval`',
+    },
+  ];
+  const markdown = [
     '## Skin patches: whole-patch trace → heart rate',
     '',
     "Input: the plain mean RGB of every 200×200 patch frame (the patch is all skin), timestamps from the container, through `analyzeTrace` (resampling, POS and CHROM, tracked heart rate). Reference: the clip's mean oximeter heart rate. Baselines from the notes: plain CHROM 9.9, POS 11.8 MAE. Target MAE ≤ 5 bpm: not met, and not honestly reachable on this set, for three reasons:",
@@ -144,4 +165,5 @@ export async function run(): Promise<string> {
     '',
     table(['file', 'country', 'roi', 'reference', 'ours', 'error', 'quality', 'median SQI', 'method'], rows),
   ].join('\n');
+  return { markdown, headline };
 }

@@ -8,6 +8,7 @@ import { decodeFramesFile, type Packet } from '../../packages/protocol/src/index
 import { estimateOffline } from '../../packages/engine/src/index.js';
 import { packetsToFramesFile, videoToPackets, type VideoStats } from '../../packages/media/src/index.js';
 import { cachePath, DATA_DIR, errorStats, fmt, readManifest, statsRow, table } from './common.js';
+import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 /** Bump when the media pipeline changes what it emits, so cached packets are rebuilt. */
 const PIPELINE_VERSION = 'm2';
@@ -39,7 +40,7 @@ async function processVideo(id: string, video: string): Promise<Processed> {
   return { ...meta, packets: r.ok ? r.packets : null };
 }
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const set = readManifest().sets.find((s) => s.name === 'ubfc2');
   if (!set?.items) return '## UBFC-rPPG videos end to end\n\nThe ubfc2 set is not in the data folder; skipped.\n';
   const rows: (string | number)[][] = [];
@@ -91,7 +92,19 @@ export async function run(): Promise<string> {
       published.ref.push(ref);
     }
   }
-  return [
+  const cleanStats = errorStats(clean.est, clean.ref);
+  const headline: HeadlineRow[] = [
+    {
+      area: 'UBFC-rPPG videos end to end',
+      figure: 'heart rate MAE through `videoToPackets` + `estimateOffline`, clean-label subjects',
+      value: `${fmt(cleanStats.mae, 2)} bpm (n ${cleanStats.n}; published only: ${fmt(errorStats(published.est, published.ref).mae, 2)}, n ${published.est.length})`,
+      target: '–',
+      met: null,
+      reference: 'plain POS 6.4 (inner skin box), 12.3 (×1.5 box), from the notes',
+      command: '`npm run eval`',
+    },
+  ];
+  const markdown = [
     '## UBFC-rPPG videos end to end (media → engine)',
     '',
     "Each ubfc2 video goes through `videoToPackets` (ffmpeg decode, Human BlazeFace/FaceMesh tracking, Kalman-smoothed 36×36 crops) and the engine's `estimateOffline`, exactly as a batch video job does. Reference: the manifest's capture heart rate (60 / mean inter-beat interval of the contact PPG). The clips are low-bitrate re-encodes (75-210 kbit/s), which weakens the pulse. Baseline from the notes on the same 13 subjects: plain POS on an inner skin box 6.4 bpm MAE, face box ×1.5 12.3.",
@@ -116,4 +129,5 @@ export async function run(): Promise<string> {
     `Media throughput on this run: ${fmt(mediaVideoSeconds, 0)} s of video in ${fmt(mediaSeconds, 0)} s (0 s when every video came from the cache).`,
     '',
   ].join('\n');
+  return { markdown, headline };
 }

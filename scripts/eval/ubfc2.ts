@@ -20,6 +20,7 @@ import {
   table,
 } from './common.js';
 import { contactReference, hrvSection, parseGroundTruth, type HrvSubject } from './ubfc2-hrv.js';
+import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 export interface Box {
   x: number;
@@ -179,7 +180,7 @@ export function* cropPackets(meta: CropCache, crops: Uint8Array): Generator<Face
 
 const CORRUPT = new Set(['subject11', 'subject18', 'subject20']);
 
-export async function run(): Promise<string> {
+export async function run(): Promise<SectionOutput> {
   const set = readManifest().sets.find((s) => s.name === 'ubfc2')!;
   const rows: (string | number)[][] = [];
   const blind: (string | number)[][] = [];
@@ -250,7 +251,19 @@ export async function run(): Promise<string> {
       CORRUPT.has(item.id) ? 'PPG-derived ref' : '',
     ]);
   }
-  return [
+  const cleanStats = errorStats(clean.est, clean.ref);
+  const headline: HeadlineRow[] = [
+    {
+      area: 'UBFC-rPPG face crops',
+      figure: "heart rate MAE, clean-label subjects (the chain's rate whatever the quality verdict)",
+      value: `${fmt(cleanStats.mae, 2)} bpm (n ${cleanStats.n}; published only: ${fmt(errorStats(published.est, published.ref).mae, 2)}, n ${published.est.length})`,
+      target: '≤ 3 bpm',
+      met: cleanStats.mae <= 3,
+      reference: 'plain POS 6.4 (tight box), 12.3 (×1.5 box), from the notes',
+      command: '`npm run eval`',
+    },
+  ];
+  const markdown = [
     '## UBFC-rPPG (ubfc2): face crops → heart rate',
     '',
     "Input: each video decoded with the npm ffmpeg, a face box from our skin-colour blob detector on the first frame (held fixed), the box resized to 36×36 by area averaging with no padding (the spec's crop rule), one type-1 packet per frame with the container timestamp, through `estimateOffline`. Reference: the MANIFEST's `referenceHeartRateBpm` (60 / mean inter-beat interval of the contact PPG). Baselines from the notes: plain POS 12.3 with the ×1.5 box, 6.4 with a tight inner box. Target MAE ≤ 3 bpm on the clean-label subjects.",
@@ -292,4 +305,5 @@ export async function run(): Promise<string> {
     '',
     hrvSection(hrv),
   ].join('\n');
+  return { markdown, headline };
 }

@@ -1,12 +1,13 @@
 /**
- * The `vitals` executable against the real server: every exit code of the spec's table that the
- * core server can produce, help for every command, the usage-log tail.
+ * `vitals` against the real server: every exit code of the spec's table that the core server can
+ * produce, help for every command, the usage-log tail. In-process through `runCli` (support/run.ts),
+ * except the one test of the executable itself (follow, then SIGINT).
  */
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdStoreWriteLock, startTestServer } from '@vitals/server/testing';
+import { holdStoreWriteLock, startTestServer, waitFor } from '@vitals/server/testing';
 import { credsEnv, runVitals, spawnVitals } from './support/run.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
@@ -168,20 +169,24 @@ describe('logs tail', () => {
     ]);
   });
 
+  // The one test that runs the real executable: following and SIGINT belong to the process.
   it('follows new rows as they arrive, and Ctrl-C ends it with exit 0', async () => {
     const key = await server.createKey();
     const env = credsEnv(key, server.baseUrl);
+    expect((await runVitals(['auth', 'test'], env)).code).toBe(0);
     const child = spawnVitals(['logs', 'tail', '--json', '--interval', '1'], env);
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await runVitals(['auth', 'test'], env)).code).toBe(0);
-    const deadline = Date.now() + 10_000;
-    while (!out.includes('/sdk/v1/auth/test') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    const lines = () => out.trim().split('\n').filter(Boolean);
+    // The tail is following once it printed the row that was there; a row made after that must follow.
+    await waitFor(() => lines().length >= 1, { timeoutMs: 30_000, what: 'the first row' });
+    expect((await runVitals(['auth', 'test', '--json'], env)).code).toBe(0);
+    await waitFor(() => lines().length >= 2, { timeoutMs: 10_000, what: 'the new row' });
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    expect(JSON.parse(out.trim().split('\n')[0])).toMatchObject({ endpoint: '/sdk/v1/auth/test', status: 'success' });
+    for (const line of lines().slice(0, 2))
+      expect(JSON.parse(line)).toMatchObject({ endpoint: '/sdk/v1/auth/test', status: 'success' });
   });
 
   it('a bad --since is a usage error', async () => {

@@ -1,7 +1,6 @@
 /**
- * `vitals measure` against the real server's batch tier (presign, PUT, job, polling). Written to
- * the spec; the whole file is skipped, with a note, while the server has no presign route yet
- * (the batch tier is another engineer's issue 6).
+ * `vitals measure` against the real server's batch tier (presign, PUT, job, polling), run in-process
+ * through `runCli` (support/run.ts).
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,25 +11,10 @@ import { credsEnv, runVitals } from './support/run.js';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
-async function batchTierPresent(): Promise<boolean> {
-  const s = await startTestServer();
-  try {
-    const res = await fetch(`${s.baseUrl}/sdk/v1/cloud/uploads/presign`, { method: 'POST' });
-    const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    return !(res.status === 404 && body.error?.message === 'no such route');
-  } finally {
-    await s.close();
-  }
-}
-
-const present = await batchTierPresent();
-if (!present)
-  console.warn('measure.test.ts: skipped, the server has no batch tier yet (POST /sdk/v1/cloud/uploads/presign)');
-
 /** A real face recording from the shared evaluation data, when it is beside the repository. */
 const FACE_VIDEO = new URL('../../../../shared/data/ubfc2/subject10/vid.mp4', import.meta.url).pathname;
 
-describe.skipIf(!present)('vitals measure (batch tier)', () => {
+describe('vitals measure (batch tier)', () => {
   let server: Server;
   let dir: string;
   beforeAll(async () => {
@@ -51,7 +35,6 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
     const first = await runVitals(
       ['measure', video, '--consent', '--json', '--interval', '0.5'],
       credsEnv(key, server.baseUrl),
-      120_000,
     );
     expect(first.code, first.stderr).toBe(5);
     const job = JSON.parse(first.stdout) as { jobId: string; status: string; error?: { code: string } };
@@ -62,7 +45,6 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
     const again = await runVitals(
       ['measure', video, '--consent', '--json', '--interval', '0.5'],
       credsEnv(key, server.baseUrl),
-      120_000,
     );
     expect(again.code).toBe(5);
     expect((JSON.parse(again.stdout) as { jobId: string }).jobId).toBe(job.jobId);
@@ -74,7 +56,7 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
     const key = await server.createKey({ tokenBalanceUsd: 0 });
     const video = join(dir, 'small.mp4');
     writeFileSync(video, new Uint8Array(1024));
-    const r = await runVitals(['measure', video, '--consent'], credsEnv(key, server.baseUrl), 120_000);
+    const r = await runVitals(['measure', video, '--consent'], credsEnv(key, server.baseUrl));
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/insufficient_tokens|quota_exceeded|token_quota_exceeded/);
   });
@@ -90,7 +72,6 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
     const r = await runVitals(
       ['measure', video, '--consent', '--timeout', '0.001', '--interval', '0.001'],
       credsEnv(key, server.baseUrl),
-      120_000,
     );
     expect(r.code, r.stderr).toBe(6);
     expect(r.stderr).toMatch(/still not settled/);
@@ -103,7 +84,6 @@ describe.skipIf(!present)('vitals measure (batch tier)', () => {
       const r = await runVitals(
         ['measure', FACE_VIDEO, '--consent', '--user-ref', 'subject-10', '--features', 'hrv'],
         credsEnv(key, server.baseUrl),
-        600_000,
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/Measurement meas_[0-9a-f]+ \(cloud, attested\)/);

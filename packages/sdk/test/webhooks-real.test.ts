@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePhantom } from '@vitals/engine';
 import { encodeFaceCrop } from '@vitals/protocol';
 import { FramesWriter, VitalsClient, verifyJobWebhook, verifyOrgWebhook } from '@vitals/sdk';
+import { waitFor } from '@vitals/server/testing';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SERVER_BIN = join(ROOT, 'packages/server/src/bin.ts');
@@ -165,8 +166,7 @@ describe.skipIf(!ready)('webhooks delivered by the real service', () => {
       const settled = await vitals.jobs.wait(job.jobId, { intervalMs: 500 });
       expect(settled.status).toBe('completed');
 
-      const deadline = Date.now() + 60_000;
-      while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      await waitFor(() => received.length >= 2, { timeoutMs: 60_000, intervalMs: 250 }).catch(() => undefined);
       const jobHook = received.find((r) => r.path === '/job-hook');
       const orgHook = received.find((r) => r.path.startsWith('/org-hook'));
       expect(jobHook, 'per-job delivery').toBeDefined();

@@ -8,7 +8,7 @@ import swagger from '@fastify/swagger';
 import { isErrorCode, ERROR_STATUS, ErrorEnvelope } from '@vitals/protocol';
 import { newRequestId } from './ids.js';
 import { ApiError } from './errors.js';
-import { schemaCompiler } from './validation.js';
+import { schemaCompiler, serializerCompiler } from './validation.js';
 import { takeJsonBody } from './json.js';
 import { unavailableReason } from './store/unavailable.js';
 import { SignatureLayer } from './auth/signature.js';
@@ -38,6 +38,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
   app.setValidatorCompiler(schemaCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
   app.decorateRequest('rawBody', undefined);
   app.decorateRequest('auth', undefined);

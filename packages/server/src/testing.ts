@@ -1,11 +1,13 @@
 /**
- * Test support: a real server on a free loopback port with its own database (SQLite in a temp
- * dir, or a fresh PostgreSQL schema when VITALS_TEST_DATABASE_URL is set), and key factories.
+ * The test harness: `createWorld` gives a test its own app and database (SQLite in a temp dir, or
+ * a fresh PostgreSQL schema, or a whole database for batch worlds, when VITALS_TEST_DATABASE_URL is
+ * set), its own key and an injected clock, optionally listening on loopback or with batch settings;
+ * plus key factories, signed requests, a real store outage, and `waitFor`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { randomHex } from '@vitals/protocol';
@@ -17,6 +19,13 @@ import type { AppContext } from './context.js';
 import type { BuildOptions } from './app.js';
 import { createOrg, createKey, microFromUsd, type CreateKeyInput } from './store/orgs-keys.js';
 import { buildServer } from './server.js';
+import type { BatchConfig, BatchRuntime } from './batch/index.js';
+import { openWholeTestDatabase } from './testing/database.js';
+import { signedInject, type SignedInjectOptions } from './testing/sign.js';
+
+export { signedInject, type Body, type SignedInjectOptions } from './testing/sign.js';
+export { waitFor } from './testing/wait-for.js';
+export { openWholeTestDatabase } from './testing/database.js';
 
 export { ManualClock };
 
@@ -102,55 +111,129 @@ export async function makeKey(ctx: AppContext, opts: TestKeyOptions = {}): Promi
   return { keyId: key.id, secret, orgId };
 }
 
-export interface TestApp {
-  app: FastifyInstance;
-  ctx: AppContext;
-  clock: Clock;
-  config: Config;
-  createKey(opts?: TestKeyOptions): Promise<TestKey>;
-  close(): Promise<void>;
+/** What a world is made of (every option has a default; see `createWorld`). */
+export interface WorldOptions {
+  /** The app's clock: a ManualClock at `now` (default: the current time) unless one is given. */
+  clock?: Clock;
+  now?: number;
+  /** Configuration as a deployment's environment (VITALS_*); the store's limits come from it too. */
+  env?: Record<string, string>;
+  logger?: BuildOptions['logger'];
+  /** The world's own key (its own organization unless `orgId` says otherwise). */
+  keyOptions?: TestKeyOptions;
+  /**
+   * A batch world: these batch settings over quick test defaults (poll every 50 ms, no periodic
+   * sweep, no webhook backoff, no embedded worker), no face models (emotion and gaze "not
+   * available"), none read from the process environment, and on PostgreSQL a whole database.
+   */
+  batch?: Partial<BatchConfig>;
+  /** With `batch` on PostgreSQL: configure VITALS_DATABASE_URL too, so the queue is pg-boss (scale-out mode). */
+  pgQueue?: boolean;
+  /** Listen on a free loopback port (SDK, CLI and socket tests); `baseUrl` is then its address. */
+  listen?: boolean;
 }
 
 /**
- * An app for `inject` tests, with an injected clock (a ManualClock unless one is given). The store's
- * limits come from `env` (VITALS_DB_*), as a deployment's do; `logger` as for buildApp.
+ * The test harness (STYLE habit 10): every test owns its world: its own app and database, its own
+ * organization and key, and a clock it moves by hand. One implementation for `inject` tests, batch
+ * tests and tests over a real socket (`listen`).
  */
-export async function createTestApp(
-  opts: { clock?: Clock; env?: Record<string, string>; logger?: BuildOptions['logger'] } = {},
-): Promise<TestApp> {
-  const store = await openTestDatabase(storeLimits(loadConfig({ ...opts.env })));
-  const config = loadConfig({ ...opts.env, VITALS_DATA_DIR: store.dataDir });
-  const clock = opts.clock ?? new ManualClock(Date.now());
-  const ctx = await createContext(config, { clock, db: store.db });
+export interface World<C extends Clock = ManualClock> {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: C;
+  config: Config;
+  /** The batch runtime (ctx.batch). */
+  rt: BatchRuntime;
+  key: TestKey;
+  dataDir: string;
+  /** The PostgreSQL URL of this world's own database, for a batch world on PostgreSQL. */
+  databaseUrl?: string;
+  /** The listening address, with `listen`. */
+  baseUrl?: string;
+  /** The world itself (older tests reach the app through `world.t`). */
+  t: World<C>;
+  /** Signed request (NCS1) by the world's key or `key`, timestamped by the world's clock. */
+  call(opts: SignedInjectOptions & { key?: TestKey }): Promise<LightMyRequestResponse>;
+  newKey(opts?: TestKeyOptions): Promise<TestKey>;
+  createKey(opts?: TestKeyOptions): Promise<TestKey>;
+  /** Usage rows of a key straight from the store (for keys nobody can sign for). */
+  usageRows(keyId: string | null): Promise<Array<Record<string, unknown>>>;
+  close(): Promise<void>;
+}
+
+export async function createWorld<C extends Clock = ManualClock>(
+  opts: WorldOptions & { clock?: C } = {},
+): Promise<World<C>> {
+  const limits = storeLimits(loadConfig({ ...opts.env }));
+  const pgUrl = process.env.VITALS_TEST_DATABASE_URL;
+  const store =
+    opts.batch && pgUrl
+      ? await openWholeTestDatabase(pgUrl, limits)
+      : { ...(await openTestDatabase(limits)), url: undefined };
+  const config = loadConfig({
+    ...opts.env,
+    VITALS_DATA_DIR: store.dataDir,
+    ...(opts.batch && opts.pgQueue && store.url ? { VITALS_DATABASE_URL: store.url } : {}),
+  });
+  const clock = (opts.clock ?? new ManualClock(opts.now ?? Date.now())) as C;
+  const ctx = await createContext(config, {
+    clock,
+    db: store.db,
+    ...(opts.batch && {
+      env: {},
+      batch: { pollMs: 50, sweepMs: 3_600_000, webhookRetryBaseMs: 0, embeddedWorker: false, ...opts.batch },
+    }),
+  });
+  if (opts.batch) ctx.batch!.auxCapabilities = async () => ({ emotion: false, gaze: false });
   const { app } = await buildServer(ctx, { logger: opts.logger });
-  return {
+  let baseUrl: string | undefined;
+  if (opts.listen) {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.server.address();
+    baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    ctx.publicUrl = config.publicUrl ?? baseUrl;
+  }
+  const key = await makeKey(ctx, opts.keyOptions);
+  const world: World<C> = {
     app,
     ctx,
     clock,
     config,
+    rt: ctx.batch!,
+    key,
+    dataDir: store.dataDir,
+    databaseUrl: store.url,
+    baseUrl,
+    t: undefined as unknown as World<C>,
+    call: ({ key: k, ...o }) =>
+      signedInject(app, k ?? key, { ...o, timestamp: o.timestamp ?? Math.floor(clock.now() / 1000) }),
+    newKey: (o) => makeKey(ctx, o),
     createKey: (o) => makeKey(ctx, o),
+    async usageRows(keyId) {
+      let q = ctx.db.db.selectFrom('usage_log').selectAll();
+      q = keyId === null ? q.where('key_id', 'is', null) : q.where('key_id', '=', keyId);
+      return q.orderBy('time').orderBy('id').execute() as any;
+    },
     async close() {
       await app.close();
       await closeContext(ctx).catch(() => undefined);
       await store.cleanup().catch(() => undefined);
     },
   };
+  world.t = world;
+  return world;
 }
 
-export interface TestServer extends TestApp {
-  baseUrl: string;
-}
+/** A world for `inject` tests (kept name): a ManualClock unless one is given. */
+export type TestApp = World<Clock>;
+export const createTestApp = (opts: Pick<WorldOptions, 'clock' | 'env' | 'logger'> = {}): Promise<TestApp> =>
+  createWorld<Clock>(opts);
 
-/** A real listening server on 127.0.0.1 with the system clock (for SDK, CLI and socket tests). */
-export async function startTestServer(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestServer> {
-  const t = await createTestApp({ clock: opts.clock ?? systemClock, env: opts.env });
-  await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = t.app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  t.ctx.publicUrl = t.config.publicUrl ?? baseUrl;
-  return { ...t, baseUrl };
-}
+/** A world listening on 127.0.0.1 (kept name): the system clock unless one is given. */
+export type TestServer = World<Clock> & { baseUrl: string };
+export const startTestServer = (opts: Pick<WorldOptions, 'clock' | 'env'> = {}): Promise<TestServer> =>
+  createWorld<Clock>({ ...opts, clock: opts.clock ?? systemClock, listen: true }) as Promise<TestServer>;
 
 /**
  * Makes the test app's store refuse writes for real, as a saturated or stalled database does: another

@@ -1,13 +1,9 @@
 /**
- * Test world for the batch tier: an app with its own database and data dir, its own organization
- * and key, an injected clock, and batch settings chosen by the test (embedded worker on or off).
- * Helpers build phantom frames files, presign and upload them, and create jobs.
+ * Batch-tier test support over the one harness (`createWorld` with `batch`, src/testing.ts): phantom
+ * frames files, presign and upload, job creation, minted streaming sessions, usage.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { generatePhantom, type PhantomOptions } from '@vitals/engine';
 import {
   encodeAuxChunks,
@@ -16,40 +12,36 @@ import {
   encodeQuality,
   encodeTelemetry,
   newJobId,
-  randomHex,
   type Packet,
 } from '@vitals/protocol';
-import { loadConfig } from '../src/config.js';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
-import { createContext, closeContext } from '../src/deps.js';
-import { buildServer } from '../src/server.js';
-import type { BuildOptions } from '../src/app.js';
-import { makeKey, openTestDatabase, type TestKey, type TestKeyOptions } from '../src/testing.js';
-import type { AppContext } from '../src/context.js';
-import type { BatchConfig, BatchRuntime } from '../src/batch/index.js';
+import {
+  createWorld,
+  openTestDatabase,
+  openWholeTestDatabase,
+  waitFor as waitUntil,
+  type World,
+  type WorldOptions,
+} from '../src/testing.js';
+import type { TestKey } from '../src/testing.js';
 import { signSessionToken } from '../src/domain/session-token.js';
+import type { DbHandle } from '../src/store/db.js';
 import { getJob, newJobRow, type JobRow } from '../src/store/jobs.js';
-import { openDatabase, type DbHandle } from '../src/store/db.js';
-import { sql } from 'kysely';
-import { signedInject, type SignedInjectOptions } from './helpers.js';
 
-export interface BatchWorld {
-  app: FastifyInstance;
-  ctx: AppContext;
-  rt: BatchRuntime;
-  clock: Clock;
-  key: TestKey;
-  dataDir: string;
-  /** The PostgreSQL URL of this world's database, when on PostgreSQL. */
-  databaseUrl?: string;
-  call(opts: SignedInjectOptions & { key?: TestKey }): Promise<LightMyRequestResponse>;
-  newKey(opts?: TestKeyOptions): Promise<TestKey>;
-  close(): Promise<void>;
-}
+/** A batch world is a world (src/testing.ts) with batch settings. */
+export type BatchWorld = World<Clock>;
 
 /**
- * A database of its own: SQLite in a temp dir, or a fresh PostgreSQL database (a whole database,
- * not a schema: the migrator's table checks look across schemas, and pg-boss brings its own).
+ * `createWorld` with `batch` set (its test defaults: no embedded worker, quick polling, a whole
+ * PostgreSQL database, no face models) and a ManualClock at the current time.
+ */
+export const createBatchWorld = (
+  opts: Pick<WorldOptions, 'batch' | 'env' | 'keyOptions' | 'clock' | 'pgQueue' | 'logger'> = {},
+): Promise<BatchWorld> => createWorld<Clock>({ ...opts, batch: opts.batch ?? {} });
+
+/**
+ * A database of its own without an app (tests that run the operator's commands on it): a whole
+ * PostgreSQL database with VITALS_TEST_DATABASE_URL, as a batch world has, else SQLite in a temp dir.
  */
 export async function openBatchDatabase(): Promise<{
   db: DbHandle;
@@ -58,76 +50,7 @@ export async function openBatchDatabase(): Promise<{
   cleanup(): Promise<void>;
 }> {
   const url = process.env.VITALS_TEST_DATABASE_URL;
-  if (!url) return openTestDatabase();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-batch-'));
-  const name = `vb_${randomHex(6)}`;
-  const admin = openDatabase({ databaseUrl: url, poolSize: 1 });
-  await sql`create database ${sql.id(name)}`.execute(admin.db);
-  await admin.close();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const scoped = u.toString();
-  const db = openDatabase({ databaseUrl: scoped, poolSize: 8 });
-  return {
-    db,
-    dataDir,
-    url: scoped,
-    async cleanup() {
-      await db.close();
-      const a = openDatabase({ databaseUrl: url, poolSize: 1 });
-      await sql`drop database if exists ${sql.id(name)} with (force)`.execute(a.db);
-      await a.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-export async function createBatchWorld(
-  opts: {
-    batch?: Partial<BatchConfig>;
-    env?: Record<string, string>;
-    keyOptions?: TestKeyOptions;
-    clock?: Clock;
-    /** On PostgreSQL, configure VITALS_DATABASE_URL too, so the queue is pg-boss (scale-out mode). */
-    pgQueue?: boolean;
-    /** Pino options for the app's log (none by default). */
-    logger?: BuildOptions['logger'];
-  } = {},
-): Promise<BatchWorld> {
-  const store = await openBatchDatabase();
-  const config = loadConfig({
-    ...opts.env,
-    VITALS_DATA_DIR: store.dataDir,
-    ...(opts.pgQueue && store.url ? { VITALS_DATABASE_URL: store.url } : {}),
-  });
-  const clock = opts.clock ?? new ManualClock(Date.now());
-  const ctx = await createContext(config, {
-    clock,
-    db: store.db,
-    env: {},
-    batch: { pollMs: 50, sweepMs: 3_600_000, webhookRetryBaseMs: 0, embeddedWorker: false, ...opts.batch },
-  });
-  // Tests do not load the face models: emotion and gaze are "not available" unless a test says so.
-  ctx.batch!.auxCapabilities = async () => ({ emotion: false, gaze: false });
-  const { app } = await buildServer(ctx, { logger: opts.logger });
-  const key = await makeKey(ctx, opts.keyOptions);
-  return {
-    app,
-    ctx,
-    rt: ctx.batch!,
-    clock,
-    key,
-    dataDir: store.dataDir,
-    databaseUrl: 'url' in store ? store.url : undefined,
-    call: ({ key: k, ...o }) =>
-      signedInject(app, k ?? key, { ...o, timestamp: o.timestamp ?? Math.floor(clock.now() / 1000) }),
-    newKey: (o) => makeKey(ctx, o),
-    async close() {
-      await app.close();
-      await closeContext(ctx).catch(() => undefined);
-      await store.cleanup().catch(() => undefined);
-    },
-  };
+  return url ? openWholeTestDatabase(url) : openTestDatabase();
 }
 
 export { ManualClock, systemClock };
@@ -229,20 +152,20 @@ export async function createJob(
   return json(res).data;
 }
 
-/** Polls the store until the job reaches one of `statuses` (real time; processing is real work). */
-export async function waitFor(
+/** Waits until the job reaches one of `statuses` (processing is real work, so real time). */
+export function waitFor(
   w: BatchWorld,
   jobId: string,
   statuses: string[] = ['completed', 'failed', 'aborted', 'expired'],
   timeoutMs = 20_000,
 ): Promise<JobRow> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await getJob(w.ctx.db.db, jobId);
-    if (row && statuses.includes(row.status)) return row;
-    if (Date.now() > until) throw new Error(`job ${jobId} still ${row?.status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return waitUntil(
+    async () => {
+      const row = await getJob(w.ctx.db.db, jobId);
+      return row && statuses.includes(row.status) ? row : undefined;
+    },
+    { timeoutMs, intervalMs: 25, what: `job ${jobId} ${statuses.join('/')}` },
+  );
 }
 
 /** A streaming session row and its token, as the streaming tier mints them. */

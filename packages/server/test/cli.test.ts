@@ -1,40 +1,35 @@
 /**
- * The operator command line exactly as CONTRACT.md gives it, run as a real process on the source
- * (tsx, `source` export condition) so the test never depends on a stale build.
+ * The operator command line exactly as CONTRACT.md gives it. In-process through `runServerCli` (what
+ * the executable runs, with captured output), except the first `serve`, which runs the real
+ * executable on the source (tsx, `source` export condition) so the test never depends on a stale build.
  */
-import { spawn, execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { signRequest } from '@vitals/protocol';
+import { runServerCli } from '../src/cli/main.js';
+import { waitFor } from '../src/testing.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BIN = path.join(ROOT, 'packages/server/src/bin.ts');
 const NODE_ARGS = ['--conditions=source', '--import', 'tsx', BIN];
-const run = promisify(execFile);
 
 let dataDir: string;
-const env = () => {
-  const e: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'silent' };
-  delete e.VITALS_DATABASE_URL;
-  delete e.VITALS_DATA_DIR;
-  return e as NodeJS.ProcessEnv;
-};
 
+/** `vitals-server <args> --data-dir <the test's dir>` in-process. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...NODE_ARGS, ...args, '--data-dir', dataDir], {
-      cwd: ROOT,
-      env: env(),
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (e: any) {
-    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+  let stdout = '';
+  let stderr = '';
+  const code = await runServerCli([...args, '--data-dir', dataDir], {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env: { LOG_LEVEL: 'silent' },
+    untilStopped: () => new Promise(() => undefined),
+  });
+  return { code, stdout, stderr };
 }
 
 interface Served {
@@ -43,11 +38,43 @@ interface Served {
   stop(): Promise<void>;
 }
 
-/** `serve --port 0`; resolves once the process prints its address. */
-function serve(): Promise<Served> {
+/** `serve --port 0` in-process; resolves once it printed its address. */
+async function serve(): Promise<Served> {
+  let out = '';
+  let stopServing!: () => void;
+  const stopped = new Promise<void>((r) => (stopServing = r));
+  const running = runServerCli(['serve', '--port', '0', '--data-dir', dataDir], {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (out += s) },
+    env: { LOG_LEVEL: 'silent' },
+    untilStopped: () => stopped,
+  });
+  const exited = running.then((code) => {
+    throw new Error(`serve exited ${code}:\n${out}`);
+  });
+  exited.catch(() => undefined); // once it is running, stop() expects the exit
+  const m = await Promise.race([
+    waitFor(() => /listening on (http:\/\/[^\s]+)/.exec(out), { timeoutMs: 30_000 }),
+    exited,
+  ]);
+  return {
+    baseUrl: m[1],
+    output: () => out,
+    async stop() {
+      stopServing();
+      expect(await running).toBe(0);
+    },
+  };
+}
+
+/** The real executable's `serve --port 0`; resolves once the process prints its address. */
+function spawnServe(): Promise<Served> {
+  const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'silent' };
+  delete env.VITALS_DATABASE_URL;
+  delete env.VITALS_DATA_DIR;
   const child = spawn(process.execPath, [...NODE_ARGS, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: ROOT,
-    env: env(),
+    env: env as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -97,8 +124,9 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 describe('vitals-server', { timeout: 120_000 }, () => {
   let devKey: { keyId: string; secret: string };
 
+  // The one test of the real executable.
   test('serve --port 0 prints "listening on http://H:P" and, on the first start, a development key', async () => {
-    const s = await serve();
+    const s = await spawnServe();
     try {
       expect(s.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const id = /VITALS_KEY_ID=(\S+)/.exec(s.output());
@@ -168,22 +196,16 @@ describe('vitals-server', { timeout: 120_000 }, () => {
       // keys disable works while the server runs and takes effect within a second (CLARIFICATIONS 9).
       expect((await cli('keys', 'disable', key.keyId)).code).toBe(0);
       let status = 0;
-      const deadline = Date.now() + 1500;
-      while (Date.now() < deadline) {
-        status = (await signedFetch(s.baseUrl, key, 'POST', '/sdk/v1/auth/test')).status;
-        if (status === 403) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const authStatus = async () => (status = (await signedFetch(s.baseUrl, key, 'POST', '/sdk/v1/auth/test')).status);
+      await waitFor(async () => (await authStatus()) === 403, { timeoutMs: 1500, intervalMs: 100 }).catch(
+        () => undefined,
+      );
       expect(status).toBe(403);
       expect((await cli('keys', 'enable', key.keyId)).code).toBe(0);
-      let again = 0;
-      const deadline2 = Date.now() + 1500;
-      while (Date.now() < deadline2) {
-        again = (await signedFetch(s.baseUrl, key, 'POST', '/sdk/v1/auth/test')).status;
-        if (again === 200) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(again).toBe(200);
+      await waitFor(async () => (await authStatus()) === 200, { timeoutMs: 1500, intervalMs: 100 }).catch(
+        () => undefined,
+      );
+      expect(status).toBe(200);
     } finally {
       await s.stop();
     }

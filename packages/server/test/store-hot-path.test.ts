@@ -12,6 +12,7 @@ import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { prepare } from '../src/store/compiled.js';
 import { newLogId, newMeasurementId, newRequestId, pooledHex } from '../src/ids.js';
+import { waitFor } from '../src/testing.js';
 
 const dirs: string[] = [];
 const handles: DbHandle[] = [];
@@ -153,8 +154,7 @@ describe('background checkpoints (SQLite file)', () => {
         .values({ name: `s${i}`, value: big })
         .execute();
     // The worker runs a PASSIVE checkpoint every 250 ms; wait for the file to take the pages.
-    const deadline = Date.now() + 5000;
-    while (fs.statSync(file).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => fs.statSync(file).size > before, { timeoutMs: 5000, intervalMs: 50 }).catch(() => undefined);
     expect(fs.statSync(file).size).toBeGreaterThan(before + 200 * 2000);
     const other = new SQLite(file, { readonly: true });
     try {

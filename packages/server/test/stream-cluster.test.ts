@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/deps.js';
 import { buildServer } from '../src/server.js';
-import { openTestDatabase, makeKey, type TestServer } from '../src/testing.js';
+import { openTestDatabase, makeKey, waitFor, type TestServer } from '../src/testing.js';
 import type { AppContext } from '../src/context.js';
 import type { FastifyInstance } from 'fastify';
 import { TestClient, createSession, settledJob } from './stream-helpers.js';
@@ -74,7 +74,8 @@ describe('two servers, one database', () => {
         TestClient.connect(wsB),
       ]);
       for (const c of clients) c.json({ t: 'hello', protocol: 1, token: s.sessionToken });
-      await new Promise((r) => setTimeout(r, 400));
+      const answered = (c: TestClient) => c.events.some((e) => e.t === 'ready' || e.t === 'error');
+      await waitFor(() => clients.every(answered), { what: 'an answer to every hello' });
       expect(clients.filter((c) => c.events.some((e) => e.t === 'ready'))).toHaveLength(1);
       expect(clients.filter((c) => c.events.some((e) => e.code === 'session_already_used'))).toHaveLength(3);
       for (const c of clients) c.close();

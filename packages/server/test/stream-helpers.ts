@@ -4,7 +4,7 @@
  */
 import WebSocket from 'ws';
 import { encodeFaceCrop, signRequest, type Packet } from '@vitals/protocol';
-import { startTestServer, type TestKey, type TestServer } from '../src/testing.js';
+import { startTestServer, waitFor, type TestKey, type TestServer } from '../src/testing.js';
 import { getJob } from '../src/store/jobs.js';
 import { jobToWire } from '../src/domain/jobs.js';
 
@@ -58,15 +58,15 @@ export async function jobOf(srv: TestServer, id: string): Promise<any> {
   return row && jobToWire(srv.ctx.db.db, row);
 }
 
-/** Polls the store until the job reaches a terminal status. */
-export async function settledJob(srv: TestServer, id: string, timeoutMs = 5000): Promise<any> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await jobOf(srv, id);
-    if (job && ['completed', 'aborted', 'failed', 'expired'].includes(job.status)) return job;
-    if (Date.now() > until) throw new Error(`job ${id} not settled: ${job?.status}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits until the job reaches a terminal status. */
+export function settledJob(srv: TestServer, id: string, timeoutMs = 5000): Promise<any> {
+  return waitFor(
+    async () => {
+      const job = await jobOf(srv, id);
+      return job && ['completed', 'aborted', 'failed', 'expired'].includes(job.status) ? job : undefined;
+    },
+    { timeoutMs, intervalMs: 25, what: `job ${id} settled` },
+  );
 }
 
 export interface StreamEvent {

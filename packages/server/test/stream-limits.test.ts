@@ -131,11 +131,12 @@ describe('duration and signal', () => {
   }, 30_000);
 });
 
-describe('idle (VITALS_IDLE_TIMEOUT_SEC=1)', () => {
+describe('idle (VITALS_IDLE_TIMEOUT_SEC=1, injected clock)', () => {
   let srv: TestServer;
   let key: TestKey;
+  const clock = new ManualClock(Date.now());
   beforeAll(async () => {
-    srv = await startTestServer({ env: { VITALS_IDLE_TIMEOUT_SEC: '1' } });
+    srv = await startTestServer({ clock, env: { VITALS_IDLE_TIMEOUT_SEC: '1' } });
     key = await srv.createKey();
   });
   afterAll(() => srv.close());
@@ -144,7 +145,10 @@ describe('idle (VITALS_IDLE_TIMEOUT_SEC=1)', () => {
     const s = await createSession(srv, key);
     const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
     c.bin(crop(0, 0));
-    const { error, close } = await c.fatal(4000);
+    c.json({ t: 'ping' });
+    await c.next('pong');
+    clock.advance(1001);
+    const { error, close } = await c.fatal();
     expect(error).toMatchObject({ code: 'idle_timeout', fatal: true });
     expect(close.code).toBe(1008);
     expect(c.events.some((e) => e.t === 'final')).toBe(false);
@@ -154,16 +158,20 @@ describe('idle (VITALS_IDLE_TIMEOUT_SEC=1)', () => {
   test('pings do not keep a session alive (only packets do)', async () => {
     const s = await createSession(srv, key);
     const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-    const timer = setInterval(() => c.json({ t: 'ping' }), 200);
-    const { error } = await c.fatal(4000);
-    clearInterval(timer);
+    // 600 ms, a ping answered, 600 ms more: past the second only if the ping did not count.
+    clock.advance(600);
+    c.json({ t: 'ping' });
+    await c.next('pong');
+    clock.advance(600);
+    const { error } = await c.fatal();
     expect(error.code).toBe('idle_timeout');
   });
 
   test('a socket that never says hello is closed with idle_timeout; the session stays pending', async () => {
     const s = await createSession(srv, key);
     const c = await TestClient.connect(s.wsUrl);
-    const { error } = await c.fatal(4000);
+    clock.advance(1001);
+    const { error } = await c.fatal();
     expect(error.code).toBe('idle_timeout');
     expect(await jobOf(srv, s.sessionId)).toMatchObject({ status: 'pending' });
   });
@@ -171,11 +179,12 @@ describe('idle (VITALS_IDLE_TIMEOUT_SEC=1)', () => {
 
 describe('token TTL (VITALS_SESSION_TOKEN_TTL_SEC=1)', () => {
   test('hello after the TTL → token_expired, session stays pending', async () => {
-    const srv = await startTestServer({ env: { VITALS_SESSION_TOKEN_TTL_SEC: '1' } });
+    const clock = new ManualClock(Date.now());
+    const srv = await startTestServer({ clock, env: { VITALS_SESSION_TOKEN_TTL_SEC: '1' } });
     try {
       const key = await srv.createKey();
       const s = await createSession(srv, key);
-      await new Promise((r) => setTimeout(r, 2100));
+      clock.advance(2100);
       const c = await TestClient.connect(s.wsUrl);
       c.json({ t: 'hello', protocol: 1, token: s.sessionToken });
       const { error, close } = await c.fatal();

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeAuxChunks, encodeQuality, encodeTelemetry } from '@vitals/protocol';
 import { signSessionToken } from '../src/domain/session-token.js';
-import type { TestKey, TestServer } from '../src/testing.js';
+import { ManualClock, waitFor, type TestKey, type TestServer } from '../src/testing.js';
+import { STATS_INTERVAL_MS } from '../src/stream/limits.js';
 import {
   TestClient,
   createSession,
@@ -19,8 +20,10 @@ import {
 
 let srv: TestServer;
 let key: TestKey;
+// The server's time is moved by hand (the periodic `stats`); the rate rules run on the real clock.
+const clock = new ManualClock(Date.now());
 beforeAll(async () => {
-  srv = await startTestServer();
+  srv = await startTestServer({ clock });
   key = await srv.createKey();
 });
 afterAll(() => srv.close());
@@ -283,7 +286,8 @@ describe('one connection per token', () => {
     const s = await createSession(srv, key);
     const clients = await Promise.all(Array.from({ length: 10 }, () => TestClient.connect(s.wsUrl)));
     for (const c of clients) c.json({ t: 'hello', protocol: 1, token: s.sessionToken });
-    await new Promise((r) => setTimeout(r, 500));
+    const answered = (c: TestClient) => c.events.some((e) => e.t === 'ready' || e.t === 'error');
+    await waitFor(() => clients.every(answered), { what: 'an answer to every hello' });
     const readies = clients.filter((c) => c.events.some((e) => e.t === 'ready'));
     const used = clients.filter((c) => c.events.some((e) => e.code === 'session_already_used'));
     expect(readies).toHaveLength(1);
@@ -336,7 +340,10 @@ describe('endings', () => {
     c.bin(crop(0, 1000));
     c.bin(crop(1, 1000));
     c.bin(crop(2, 500));
-    await new Promise((r) => setTimeout(r, 2300));
+    c.json({ t: 'ping' });
+    await c.next('pong');
+    clock.advance(STATS_INTERVAL_MS);
+    await c.next('stats');
     const stats = c.events.filter((e) => e.t === 'stats').pop();
     expect(stats).toMatchObject({ received: 3, dropped: 2 });
     c.close();

@@ -9,7 +9,7 @@ import { FrameRateGuard } from '../src/stream/rate-guard.js';
 import { AuxAssembler, MAX_SETS } from '../src/stream/aux-assembler.js';
 import { StreamConnection } from '../src/stream/connection.js';
 import { setAuxAnalyzerForTests } from '../src/stream/aux-models.js';
-import { createTestApp, type TestApp } from '../src/testing.js';
+import { createTestApp, waitFor, type TestApp } from '../src/testing.js';
 import { TestClient, createSession, crop, settledJob, startTestServer } from './stream-helpers.js';
 
 describe('FrameRateGuard', () => {
@@ -136,7 +136,7 @@ describe('the 15-frame queue', () => {
       onEnd() {},
     });
     ws.emit('message', Buffer.from(JSON.stringify({ t: 'hello', protocol: 1, token: s.sessionToken })), false);
-    for (let i = 0; i < 50 && !ws.sent.some((e) => e.t === 'ready'); i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => ws.sent.some((e) => e.t === 'ready'), { timeoutMs: 5000 }).catch(() => undefined);
     expect(ws.sent[0]).toMatchObject({ t: 'ready', sessionId: s.sessionId });
 
     for (let i = 0; i < 20; i++) ws.emit('message', Buffer.from(crop(i, i * 33_333)), true);

@@ -15,6 +15,7 @@ import { createEndpoint, EndpointError, listEndpoints, rotateEndpoint } from '..
 import { deliverDue, redeliver } from '../src/webhooks/dispatcher.js';
 import { attemptsOf, getDelivery, listDeliveries } from '../src/webhooks/journal.js';
 import { runJob } from '../src/batch/index.js';
+import { waitFor } from '../src/testing.js';
 
 const none = parseAllowList([]);
 
@@ -222,8 +223,10 @@ describe('journal', () => {
     });
     const worker = await ctx2.batch!.startWorker();
     try {
-      for (let i = 0; i < 200 && (await getDelivery(w.ctx.db.db, row.id))!.attempts === 0; i++)
-        await new Promise((r) => setTimeout(r, 20));
+      await waitFor(async () => (await getDelivery(w.ctx.db.db, row.id))!.attempts > 0, {
+        timeoutMs: 4000,
+        what: 'the first attempt',
+      }).catch(() => undefined);
       expect((await getDelivery(w.ctx.db.db, row.id))!.attempts).toBe(1);
     } finally {
       await worker.stop();

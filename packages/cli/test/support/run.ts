@@ -1,6 +1,12 @@
-/** Spawns the real `vitals` entry (TypeScript sources through tsx) with the given environment. */
+/**
+ * Runs `vitals` for the tests. `runVitals` runs the CLI in-process (`runCli`, the same function the
+ * executable calls, with captured output and the given environment as its whole environment), so a
+ * test pays for no process start or TypeScript compilation; `spawnVitals` starts the real entry
+ * (TypeScript sources through tsx) for the one test that proves the executable itself (SIGINT).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '@vitals/cli';
 
 export const BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -15,29 +21,24 @@ export function credsEnv(key: { keyId: string; secret: string }, baseUrl: string
   return { VITALS_KEY_ID: key.keyId, VITALS_KEY_SECRET: key.secret, VITALS_BASE_URL: baseUrl };
 }
 
+/** `vitals <args>` in-process; `env` is all the environment the CLI sees (as spawnVitals's `VITALS_*`). */
+export async function runVitals(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env: { ...env },
+  });
+  return { code, stdout, stderr };
+}
+
+/** The real executable, with the parent's environment minus its `VITALS_*` variables, plus `env`. */
 export function spawnVitals(args: string[], env: Record<string, string> = {}): ChildProcess {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITALS_')));
   return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', BIN, ...args], {
     cwd: ROOT,
     env: { ...clean, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-export function runVitals(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawnVitals(args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`vitals ${args.join(' ')} did not exit in ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
   });
 }

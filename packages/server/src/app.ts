@@ -122,6 +122,14 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     void reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'no such route' } });
   });
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    if (clientLeft(req, err)) {
+      // The client reset the connection before its body arrived in full (issue 19, defect 4): not
+      // the store's failure, and nobody is left to answer. Info, so the outage warning stays true.
+      const route = req.routeOptions.url ?? '(unmatched)';
+      req.log.info({ method: req.method, route }, 'client disconnected before its request body arrived');
+      void reply.code(400).send({ ok: false, error: { code: 'validation_error', message: 'request body cut short' } });
+      return;
+    }
     const { status, code, message, headers } = toWireError(err);
     if (code === 'service_unavailable') {
       // Expected while the database is away: a warning, with the reason's short token only (no
@@ -152,6 +160,18 @@ async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<voi
       'validation_error',
       'body is not valid JSON (or carries a __proto__ / constructor.prototype key)',
     );
+}
+
+/**
+ * The request stream failed because its client went away: Node's IncomingMessage ends an unfinished
+ * body with `ECONNRESET` "aborted" (the same code as a store's socket reset, which is why the
+ * message and the unfinished body are both checked), and a pipeline reading it reports a premature
+ * close.
+ */
+export function clientLeft(req: import('fastify').FastifyRequest, err: unknown): boolean {
+  if (req.raw.complete) return false;
+  const e = err as { code?: unknown; message?: unknown };
+  return (e?.code === 'ECONNRESET' && e.message === 'aborted') || e?.code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 /** The one mapper from any error to the wire (STYLE habit 1). */

@@ -114,7 +114,7 @@ export class ServerProcess {
     readonly port: number,
     readonly dataDir: string,
     readonly databaseUrl: string,
-    /** `serve` (HTTP and sockets), or `worker` (batch jobs and sweeps; PostgreSQL's serve runs none). */
+    /** `serve` (HTTP, sockets and a worker), or `worker` (a second process claiming jobs, scale-out). */
     readonly command: 'serve' | 'worker' = 'serve',
   ) {}
 

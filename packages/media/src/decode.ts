@@ -48,11 +48,22 @@ export class FramePool {
   }
 }
 
+/**
+ * The largest single allocation ffmpeg and ffprobe may make: 64 MiB holds any plane of a frame within
+ * the probe's caps (rules.ts, 4096 x 3072) with room to spare, and stops a 16000 x 16000 frame
+ * before its buffers exist (ffprobe peaked at 855 MB on one; with the bound, about 110 MB).
+ */
+export const FFMPEG_MAX_ALLOC = 64 * 1024 * 1024;
+export const FFMPEG_BOUNDS = ['-max_alloc', String(FFMPEG_MAX_ALLOC)];
+/** Decoder threads per job (ffmpeg's default is one per core, each holding frames). */
+export const DECODE_THREADS = 4;
+
 /** Presentation timestamps (seconds) of the first video stream's packets, ascending. */
 export function readFrameTimes(ffprobe: string, file: string): Promise<number[]> {
   const args = [
     '-v',
     'error',
+    ...FFMPEG_BOUNDS,
     '-select_streams',
     'v:0',
     '-show_entries',
@@ -78,7 +89,10 @@ export function readFrameTimes(ffprobe: string, file: string): Promise<number[]>
 }
 
 export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOptions): AsyncGenerator<DecodedFrame> {
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', file, '-map', '0:v:0', '-an', '-sn', '-dn'];
+  // Bounded per job (issue 19): at most DECODE_THREADS frames in flight whatever the machine's core
+  // count, and no single allocation over FFMPEG_MAX_ALLOC (a frame past the probe's caps fails).
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', ...FFMPEG_BOUNDS, '-threads', String(DECODE_THREADS)];
+  args.push('-i', file, '-map', '0:v:0', '-an', '-sn', '-dn');
   if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
   args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
   const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,6 +4,7 @@
  * Anything else, or bytes ffprobe cannot read as a video, is unsupported.
  */
 import { execFile } from 'node:child_process';
+import { FFMPEG_BOUNDS } from './decode.js';
 
 export interface ProbeInfo {
   container: 'mp4' | 'mov' | 'webm';
@@ -51,7 +52,9 @@ function rate(s: string | undefined): number {
 }
 
 function runProbe(ffprobe: string, file: string): Promise<RawProbe | null> {
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file];
+  // The container's figures are read even when the bounded allocation refuses to decode a frame, so
+  // an oversize video is still described (and then refused by size, rules.ts) rather than unreadable.
+  const args = ['-v', 'error', ...FFMPEG_BOUNDS, '-print_format', 'json', '-show_format', '-show_streams', file];
   return new Promise((resolve) => {
     execFile(ffprobe, args, { timeout: 60_000, maxBuffer: 8 << 20 }, (err, stdout) => {
       if (err) return resolve(null);

@@ -70,6 +70,41 @@ export function timingRejection(durationSec: number, fps: number, stats: Partial
   return null;
 }
 
+/**
+ * What no camera records for this use, refused from the probe before anything is decoded (issue 19,
+ * docs/decisions.md "Batch and uploads"): 4096 pixels on a side (DCI 4K), 12.6 megapixels a frame
+ * (4096 x 3072, a 4:3 sensor's full readout) and 500 megapixels a second (UHD at 60 fps; 1080p at
+ * 240 fps). Frames are analysed at 1280 pixels at most, so nothing larger helps a measurement, and
+ * decoding cost grows with every pixel: an 8192 x 8192 clip took 31.5 s and 1.1 GB to decode.
+ */
+export const VIDEO_MAX_SIDE_PX = 4096;
+export const VIDEO_MAX_FRAME_PIXELS = 4096 * 3072;
+export const VIDEO_MAX_PIXEL_RATE = 500_000_000;
+
+/** Too large a frame or too many pixels a second (`unsupported_media`); null when within the caps. */
+export function sizeRejection(
+  width: number,
+  height: number,
+  fps: number,
+  stats: Partial<VideoStats>,
+): VideoRejection | null {
+  const mp = (n: number): string => (n / 1e6).toFixed(1);
+  if (Math.max(width, height) > VIDEO_MAX_SIDE_PX || width * height > VIDEO_MAX_FRAME_PIXELS)
+    return reject(
+      'unsupported_media',
+      `The video is ${width}x${height} (${mp(width * height)} megapixels); at most ${VIDEO_MAX_SIDE_PX} pixels a side and ${mp(VIDEO_MAX_FRAME_PIXELS)} megapixels a frame are accepted.`,
+      stats,
+    );
+  const rate = width * height * fps;
+  if (Number.isFinite(rate) && rate > VIDEO_MAX_PIXEL_RATE)
+    return reject(
+      'unsupported_media',
+      `The video is ${width}x${height} at ${fps.toFixed(1)} fps (${mp(rate)} megapixels a second); at most ${mp(VIDEO_MAX_PIXEL_RATE)} megapixels a second are accepted.`,
+      stats,
+    );
+  return null;
+}
+
 /** Face presence, then face size; null when both pass. */
 export function faceRejection(stats: VideoStats): VideoRejection | null {
   if (stats.facePresence < VIDEO_MIN_FACE_PRESENCE) {

@@ -20,6 +20,7 @@ import {
   type VideoRejection,
   type VideoResult,
   type VideoStats,
+  sizeRejection,
 } from './rules.js';
 import { FrameScheduler, largestFace, type ScheduledFrame } from './schedule.js';
 
@@ -38,6 +39,8 @@ export interface VideoOptions {
   analysisHz?: number;
   /** Seconds between full detections (BlazeFace); in between FaceMesh tracks. Default 2. */
   redetectSec?: number;
+  /** Wall-clock bound on decoding and following faces (default `decodeBudgetMs` of the duration). */
+  decodeBudgetMs?: number;
   /** Tuning of the crop's Kalman smoother (defaults: see VIDEO_KALMAN). */
   kalman?: BoxKalmanOptions;
 }
@@ -66,10 +69,20 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
     opts.detector ?? createHumanDetector(),
     readFrameTimes(bins.ffprobe, filePath),
   ]);
+  // A time bound per job (issue 19): a video that decodes this slowly is refused, not waited for.
+  const budgetMs = opts.decodeBudgetMs ?? decodeBudgetMs(info.durationSec);
+  const budget = AbortSignal.timeout(budgetMs);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
   let run: FaceRun;
   try {
-    run = await followFaces(filePath, info, bins, detector, times, opts);
+    run = await followFaces(filePath, info, bins, detector, times, { ...opts, signal });
   } catch (err) {
+    if (budget.aborted && !opts.signal?.aborted)
+      return reject(
+        'unsupported_media',
+        `The video could not be decoded within ${(budgetMs / 1000).toFixed(budgetMs < 10_000 ? 1 : 0)} s.`,
+        baseStats(info),
+      );
     if (err instanceof DecodeError)
       return reject('unsupported_media', 'The video stream could not be decoded.', baseStats(info));
     throw err;
@@ -80,6 +93,12 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
     timingRejection(stats.durationSec, stats.fps, stats) ??
     faceRejection(stats) ?? { ok: true, packets: run.packets, stats }
   );
+}
+
+/** One minute plus ten times the video's length, at most 30 minutes (docs/decisions.md, "Batch and uploads"). */
+export function decodeBudgetMs(durationSec: number): number {
+  const d = Number.isFinite(durationSec) && durationSec > 0 ? durationSec : 180;
+  return Math.min(30 * 60_000, 60_000 + 10_000 * d);
 }
 
 const baseStats = (info: ProbeInfo): Partial<VideoStats> => ({
@@ -98,6 +117,9 @@ async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPath
   if (!probed.ok) return reject('unsupported_media', probed.message);
   const { info } = probed;
   const finite = (v: number): number => (Number.isFinite(v) ? v : Infinity);
+  const rateFps = Number.isFinite(info.fps) ? info.fps : info.frameCount / info.durationSec;
+  const tooBig = sizeRejection(info.width, info.height, rateFps, baseStats(info));
+  if (tooBig) return tooBig;
   const early = timingRejection(finite(info.durationSec), finite(info.fps), {
     ...baseStats(info),
     durationSec: info.durationSec,

@@ -6,7 +6,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { videoToPackets, type VideoStats } from '../src/index.js';
-import { faceRejection, timingRejection } from '../src/rules.js';
+import { faceRejection, sizeRejection, timingRejection } from '../src/rules.js';
+import type { FaceDetector } from '../src/detector.js';
 import { makeClip, skinDetector, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -43,6 +44,45 @@ describe('unsupported_media', () => {
     const r = await videoToPackets(at(name), { detector: skinDetector });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.code).toBe('unsupported_media');
+  });
+});
+
+describe('size caps: refused from the probe, before decoding (issue 19)', () => {
+  /** A detector that counts: zero calls means no frame was decoded and analysed. */
+  let detected = 0;
+  const counting: FaceDetector = { ...skinDetector, detect: (...a) => (detected++, skinDetector.detect(...a)) };
+  beforeAll(async () => {
+    await makeClip(at('8k-square.mp4'), { seconds: 1, fps: 20, width: 8192, height: 8192 });
+    await makeClip(at('16k-still.mp4'), { seconds: 1, fps: 1, width: 16000, height: 16000 });
+    await makeClip(at('1080p250.mp4'), { seconds: 1, fps: 250, width: 1920, height: 1080 });
+  }, 120_000);
+
+  it.each([
+    ['8192x8192 at 20 fps', '8k-square.mp4', /8192x8192 \(67\.1 megapixels\); at most 4096 pixels a side/],
+    ['a single 16000x16000 frame', '16k-still.mp4', /16000x16000/],
+    ['1920x1080 at 250 fps', '1080p250.mp4', /at 250\.0 fps \(518\.4 megapixels a second\); at most 500\.0/],
+  ])('%s → unsupported_media saying why, no frame decoded', async (_label, name, message) => {
+    detected = 0;
+    const r = await videoToPackets(at(name), { detector: counting });
+    expect(r).toMatchObject({ ok: false, code: 'unsupported_media', message: expect.stringMatching(message) });
+    expect(detected).toBe(0);
+  });
+
+  it.each([
+    [4096, 3072, 30, true],
+    [3840, 2160, 60, true],
+    [1920, 1080, 240, true],
+    [3072, 4096, 30, true],
+    [4097, 100, 30, false],
+    [4096, 3073, 30, false],
+    [1920, 1080, 250, false],
+    [1280, 720, NaN, true],
+  ])('%ix%i at %s fps within the caps: %s', (w, h, fps, ok) => expect(sizeRejection(w, h, fps, {}) === null).toBe(ok));
+
+  it('a decode over its time budget is refused as unsupported_media', async () => {
+    const clip = await makeClip(at('budget.mp4'), { seconds: 21, fps: 25, faces: [FACE] });
+    const r = await videoToPackets(clip, { detector: skinDetector, decodeBudgetMs: 50 });
+    expect(r).toMatchObject({ ok: false, code: 'unsupported_media', message: expect.stringMatching(/within 0\.1 s/) });
   });
 });
 

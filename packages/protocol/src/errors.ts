@@ -27,9 +27,13 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   // Not shown: a state change that the resource's state forbids (e.g. fallback on a finished session).
   conflict: 409,
+  // Not shown: the request did not arrive in full within the HTTP server's request timeout.
+  request_timeout: 408,
   object_too_large: 413,
   // Not shown: a request body over the route's size limit.
   payload_too_large: 413,
+  // Not shown: the request's headers are over the HTTP server's limit (16 KB), refused before routing.
+  headers_too_large: 431,
   sha256_mismatch: 422,
   rate_limited: 429,
   internal_error: 500,

@@ -170,6 +170,36 @@ describe('auto mode fallback against the real server', () => {
     expect(final.measurement.origin).toBe('cloud');
   });
 
+  it(
+    'the server is down when the fallback uploads: the upload is tried again until it is back (issue 19)',
+    { timeout: 180_000 },
+    async (ctx) => {
+      if (!fallbackPresent) return ctx.skip();
+      const info = await vitals.sessions.create({ platform: 'web', durationSec: 30, consent: true });
+      // The first two uploads find no server (as while it restarts after a crash): refused before a byte is sent.
+      let uploads = 0;
+      const restarting: typeof fetch = async (input, init) => {
+        if (String(input).endsWith('/frames') && ++uploads <= 2)
+          throw new TypeError('fetch failed', {
+            cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+          });
+        return fetch(input, init);
+      };
+      const s = new StreamSession({
+        session: { ...info, wsUrl: 'ws://127.0.0.1:1/sdk/v1/cloud/stream' },
+        baseUrl: server.baseUrl,
+        fetch: restarting,
+        resultTimeoutMs: 150_000,
+      });
+      await s.start();
+      for (const f of phantomFrames(22).frames) s.sendFrame(f);
+      const final = await s.stop();
+      expect(uploads).toBe(3);
+      expect(final.via).toBe('batch');
+      expect(final.measurementId).toMatch(/^meas_/);
+    },
+  );
+
   it('batch mode: no socket, the frames file goes through the fallback endpoint', { timeout: 180_000 }, async (ctx) => {
     if (!fallbackPresent) return ctx.skip();
     const info = await vitals.sessions.create({ platform: 'web', durationSec: 30, consent: true });

@@ -3,9 +3,11 @@
  * errors and unknown routes included, carries `X-Request-Id` and the envelope.
  */
 import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import { isErrorCode, ERROR_STATUS, ErrorEnvelope } from '@vitals/protocol';
+import { STATUS_CODES } from 'node:http';
+import { isErrorCode, ERROR_STATUS, ErrorEnvelope, type ErrorCode } from '@vitals/protocol';
 import { newRequestId } from './ids.js';
 import { ApiError } from './errors.js';
 import { schemaCompiler, serializerCompiler } from './validation.js';
@@ -36,6 +38,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     genReqId: () => newRequestId(),
     bodyLimit: SIGNED_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Refusals made before routing carry the envelope and X-Request-Id too (issue 19, defect 5).
+    frameworkErrors: (err, _req, reply) => {
+      const { status, code, message } = frameworkRefusal(err);
+      void (reply as unknown as import('fastify').FastifyReply)
+        .code(status)
+        .header('X-Request-Id', String(reply.request.id))
+        .send({ ok: false, error: { code, message } });
+    },
+    clientErrorHandler: clientError,
   });
   app.setValidatorCompiler(schemaCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -123,6 +134,14 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     void reply.code(404).send({ ok: false, error: { code: 'not_found', message: 'no such route' } });
   });
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    if (clientLeft(req, err)) {
+      // The client reset the connection before its body arrived in full (issue 19, defect 4): not
+      // the store's failure, and nobody is left to answer. Info, so the outage warning stays true.
+      const route = req.routeOptions.url ?? '(unmatched)';
+      req.log.info({ method: req.method, route }, 'client disconnected before its request body arrived');
+      void reply.code(400).send({ ok: false, error: { code: 'validation_error', message: 'request body cut short' } });
+      return;
+    }
     const { status, code, message, headers } = toWireError(err);
     if (code === 'service_unavailable') {
       // Expected while the database is away: a warning, with the reason's short token only (no
@@ -153,6 +172,63 @@ async function parseJsonBody(req: import('fastify').FastifyRequest): Promise<voi
       'validation_error',
       'body is not valid JSON (or carries a __proto__ / constructor.prototype key)',
     );
+}
+
+/**
+ * The request stream failed because its client went away: Node's IncomingMessage ends an unfinished
+ * body with `ECONNRESET` "aborted" (the same code as a store's socket reset, which is why the
+ * message and the unfinished body are both checked), and a pipeline reading it reports a premature
+ * close.
+ */
+export function clientLeft(req: import('fastify').FastifyRequest, err: unknown): boolean {
+  if (req.raw.complete) return false;
+  const e = err as { code?: unknown; message?: unknown };
+  return (e?.code === 'ECONNRESET' && e.message === 'aborted') || e?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
+
+/**
+ * Fastify's refusals before a route is chosen: a path that is not valid percent-encoding, and a path
+ * parameter over `maxParamLength` (200, the longest `userRef`; no id of ours is longer, so such a
+ * resource cannot exist: the plain 404 an unknown id gets).
+ */
+export function frameworkRefusal(err: { code?: string }): { status: number; code: ErrorCode; message: string } {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return { status: ERROR_STATUS.not_found, code: 'not_found', message: 'resource not found' };
+  if (err.code === 'FST_ERR_BAD_URL')
+    return { status: ERROR_STATUS.validation_error, code: 'validation_error', message: 'the URL is not valid' };
+  return { status: ERROR_STATUS.validation_error, code: 'validation_error', message: 'invalid request' };
+}
+
+/**
+ * Node's HTTP parser refusals (the server's `clientError`): headers over 16 KB, a bare LF or NUL in a
+ * header, a request that did not arrive in time. Answered on the socket with the envelope and a
+ * request id, then closed, as Node's own handler does with its bare "Client Error".
+ */
+export function clientError(err: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody to answer (https://nodejs.org/api/http.html#event-clienterror).
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status: number;
+  let code: ErrorCode;
+  let message: string;
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    [status, code, message] = [431, 'headers_too_large', 'request headers exceed 16 KB'];
+  } else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [status, code, message] = [408, 'request_timeout', 'the request did not arrive in time'];
+  } else {
+    [status, code, message] = [400, 'validation_error', 'malformed HTTP request'];
+  }
+  if (socket.writable) {
+    const body = JSON.stringify({ ok: false, error: { code, message } });
+    const head = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${newRequestId()}`,
+      'Connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroySoon();
 }
 
 /** The one mapper from any error to the wire (STYLE habit 1). */

@@ -9,6 +9,7 @@ import type { AppContext } from './context.js';
 import { batchPlugin } from './batch/index.js';
 import { streamingPlugin } from './stream/index.js';
 import { sweepNonces } from './store/nonces.js';
+import { REJECTION_RETENTION_MS, sweepRejections } from './store/auth-rejections.js';
 import { DAY_MS, sweepUsageLog } from './store/usage-retention.js';
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<{ app: FastifyInstance }> {
@@ -20,11 +21,16 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
 
 /**
  * Spent nonces are only needed while their timestamp could still pass the ±300 s window; expired
- * rows are deleted every window so the table stays the size of one window of traffic.
+ * rows are deleted every window so the table stays the size of one window of traffic. Old
+ * refused-signature counts go with them.
  */
 function startNonceSweep(ctx: AppContext, app: FastifyInstance): void {
   const timer = setInterval(() => {
     sweepNonces(ctx.db.db, ctx.clock.now()).catch((err: unknown) => app.log.warn({ err }, 'nonce sweep failed'));
+    // Refused-signature counts are kept REJECTION_RETENTION_MS (store/auth-rejections.ts).
+    sweepRejections(ctx.db.db, ctx.clock.now() - REJECTION_RETENTION_MS).catch((err: unknown) =>
+      app.log.warn({ err }, 'auth rejection sweep failed'),
+    );
   }, SIGNATURE_WINDOW_SEC * 1000);
   timer.unref();
   ctx.onClose.push(() => clearInterval(timer));

@@ -108,7 +108,10 @@ describe('signature layer .error: every rejection, its status and its log code',
     arrange: (
       w: World,
     ) => Promise<SignedInjectOptions & { key?: World['key'] }> | (SignedInjectOptions & { key?: World['key'] });
-    /** Key whose log holds the row (null: none). Defaults to the world's key. */
+    /**
+     * Key whose log holds the row. Defaults to the world's key. null: the call named no key, so it
+     * is counted per address and hour instead (issue 19; auth_rejections), never logged as a row.
+     */
     logKey?: (w: World, req: any) => string | null;
   };
   const now = (w: World) => Math.floor(w.clock.now() / 1000);
@@ -176,7 +179,7 @@ describe('signature layer .error: every rejection, its status and its log code',
       code: 'unauthorized',
       logCode: 'unknown_key',
       arrange: (w) => ({ ...AUTH_TEST, key: { ...w.key, keyId: 'key_000000000000000000000000' } }),
-      logKey: () => 'key_000000000000000000000000',
+      logKey: () => null,
     },
     {
       name: 'disabled key',
@@ -256,6 +259,13 @@ describe('signature layer .error: every rejection, its status and its log code',
     expect(json(res)).toEqual({ ok: false, error: { code: c.code, message: expect.any(String) } });
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     const logKey = c.logKey ? c.logKey(world, req) : world.key.keyId;
+    const counted = await world.t.ctx.db.db.selectFrom('auth_rejections').selectAll().execute();
+    if (logKey === null) {
+      expect(await world.t.ctx.db.db.selectFrom('usage_log').selectAll().execute()).toEqual([]);
+      expect(counted).toMatchObject([{ address: '127.0.0.1', key_id: '', error_code: c.logCode, count: 1 }]);
+      return;
+    }
+    expect(counted).toEqual([]);
     const rows = await logsOf(world, logKey);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
@@ -313,15 +323,15 @@ describe('signature layer .error: every rejection, its status and its log code',
     expect((await world.call({ ...AUTH_TEST, nonce: 'nonce-after-bad' })).statusCode).toBe(200);
   });
 
-  test('every rejection leaves exactly one row, and an unsigned call to a signed path is 401 too', async ({
+  test('an unsigned call to a signed path is 401 too, counted for its address, not logged as a row', async ({
     world,
   }) => {
     const res = await world.app.inject({ method: 'GET', url: '/sdk/v1/users' });
     expect(res.statusCode).toBe(401);
     expect(json(res).error.code).toBe('unauthorized');
-    const rows = await logsOf(world, null);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ error_code: 'missing_credentials', endpoint: '/sdk/v1/users', method: 'GET' });
+    expect(await logsOf(world, null)).toHaveLength(0);
+    const counted = await world.t.ctx.db.db.selectFrom('auth_rejections').selectAll().execute();
+    expect(counted).toMatchObject([{ error_code: 'missing_credentials', key_id: '', count: 1 }]);
   });
 });
 

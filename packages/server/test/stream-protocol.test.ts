@@ -135,13 +135,22 @@ describe('message size (8 KB cap)', () => {
     c.close();
   });
 
-  test('a huge message is cut by the socket layer (1009) without being buffered; session failed', async () => {
-    const { s, c } = await running();
-    c.bin(u8(100_000, 1));
-    const close = await c.closed;
-    expect(close.code).toBe(1009);
-    expect(await settledJob(srv, s.sessionId)).toMatchObject({ status: 'failed', error: { code: 'protocol_error' } });
-  });
+  test.each([
+    ['binary, 16385 bytes', (c: TestClient) => c.bin(u8(16_385, 1))],
+    ['binary, 65536 bytes', (c: TestClient) => c.bin(u8(65_536, 1))],
+    ['binary, 100000 bytes', (c: TestClient) => c.bin(u8(100_000, 1))],
+    ['text, 65536 bytes', (c: TestClient) => c.ws.send('x'.repeat(65_536))],
+  ])(
+    'a huge message (%s) is refused from its header without being buffered: the error event, then 1009',
+    async (_name, send) => {
+      const { s, c } = await running();
+      send(c);
+      const { error, close } = await c.fatal();
+      expect(error).toMatchObject({ t: 'error', code: 'protocol_error', fatal: true });
+      expect(close.code).toBe(1009);
+      expect(await settledJob(srv, s.sessionId)).toMatchObject({ status: 'failed', error: { code: 'protocol_error' } });
+    },
+  );
 });
 
 describe('control messages', () => {

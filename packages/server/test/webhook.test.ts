@@ -52,7 +52,39 @@ describe('address rules', () => {
     ['https://10.0.0.1/x', false],
     ['https://localhost/x', false],
     ['https://app.localhost/x', false],
+    // Issue 19: every spelling of a refused host is refused (trailing dots, case, IDNA, numeric
+    // IPv4 forms), and a URL without a written host is not read as one whose host is its path.
+    ['https://localhost./', false],
+    ['https://LOCALHOST./', false],
+    ['https://localhost../', false],
+    ['https://foo.localhost./', false],
+    ['https://169.254.169.254../', false],
+    ['https://127.1./x', false],
+    ['https://0x7f.1/x', false],
+    ['https://2130706433/x', false],
+    ['https://0177.0.0.1/x', false],
+    ['https://[::ffff:127.0.0.1]/x', false],
+    ['https://[::ffff:a9fe:a9fe]/x', false],
+    ['https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/x', false],
+    ['https:///path', false],
+    ['https:path', false],
+    ['https:\\\\hooks.example.com/x', false],
+    ['https://a..b/x', false],
+    ['https://./x', false],
+    ['https://hooks.example.com./x', true],
+    ['https://Hooks.Example.COM/x', true],
   ])('creation check %s → %s', (url, ok) => expect(checkWebhookUrl(url, none).ok).toBe(ok));
+
+  test('the URL kept is the normalized one: lowercase, no trailing dot, punycode', () => {
+    const r = checkWebhookUrl('https://B\u00fccher.Example../hook?a=1', none);
+    expect(r.ok && r.url.href).toBe('https://xn--bcher-kva.example/hook?a=1');
+  });
+
+  test('the allow list matches the normalized host only', () => {
+    const allow = parseAllowList(['localhost']);
+    expect(checkWebhookUrl('https://LOCALHOST./x', allow).ok).toBe(true);
+    expect(checkWebhookUrl('https://other.localhost./x', allow).ok).toBe(false);
+  });
 
   test('the allow list exempts hosts and CIDRs from the address rule, never from https', () => {
     const allow = parseAllowList(['127.0.0.1', '10.0.0.0/8', 'localhost', '::1']);
@@ -117,6 +149,44 @@ describe('delivery refusals (checked at the attempt, on what the socket connects
     }
   });
 
+  test('a trailing-dot loopback name is resolved as the name it is and refused (system resolver)', async () => {
+    const r = await attemptDelivery(new URL('https://localhost./x'), body, {}, none, { timeoutMs: 2000 });
+    expect(r.ok).toBe(false);
+    expect(r.error).toMatch(/non-public|loopback/);
+    expect(r.remoteAddress).toBeNull();
+  });
+
+  test.each([['::ffff:127.0.0.1'], ['::ffff:169.254.169.254'], ['::ffff:10.1.2.3'], ['fe80::1'], ['::1']])(
+    'a resolver answering %s (IPv6, IPv4-mapped included) is refused before connecting',
+    async (address) => {
+      const r = await attemptDelivery(new URL('https://hooks.example.com/x'), body, {}, none, {
+        lookup: lookupTo([address]),
+      });
+      expect(r.error).toMatch(/non-public/);
+      expect(r.remoteAddress).toBeNull();
+    },
+  );
+
+  test('an IPv4-mapped IPv6 literal: the connected socket is checked, nothing is sent', async () => {
+    let received = 0;
+    const server = net.createServer((s) => s.on('data', (d) => (received += d.length)));
+    const listening = await new Promise<boolean>((r) => {
+      server.once('error', () => r(false));
+      server.listen(0, '::', () => r(true));
+    });
+    if (!listening) return; // no IPv6 stack here: nothing to connect to
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const r = await attemptDelivery(new URL(`https://[::ffff:127.0.0.1]:${port}/x`), body, {}, none);
+      expect(r.error).toMatch(/non-public/);
+      expect(r.remoteAddress).toBe('::ffff:127.0.0.1');
+      await new Promise((res) => setTimeout(res, 50));
+      expect(received).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
   test('a rebinding resolver (public, then private): the second attempt is refused', async () => {
     let calls = 0;
     const rebinding = ((h: string, o: unknown, cb: never) =>
@@ -145,6 +215,8 @@ describe('journal', () => {
     await expect(createEndpoint(w.ctx, org, 'https://hooks.example.com/6')).rejects.toThrow(EndpointError);
     await expect(createEndpoint(w.ctx, org, 'http://hooks.example.com/')).rejects.toThrow(/https/);
     await expect(createEndpoint(w.ctx, 'org_nope', 'https://hooks.example.com/')).rejects.toThrow(/no organization/);
+    for (const url of ['https://localhost./', 'https://169.254.169.254../', 'https:///path'])
+      await expect(createEndpoint(w.ctx, org, url)).rejects.toThrow(EndpointError);
     const row = await w.ctx.db.db
       .selectFrom('webhook_endpoints')
       .selectAll()

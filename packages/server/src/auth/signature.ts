@@ -24,6 +24,7 @@ import { ApiError } from '../errors.js';
 import { newLogId } from '../ids.js';
 import type { KeyRecord } from '../store/orgs-keys.js';
 import { appendUsage, type UsageRow } from '../store/usage-log.js';
+import { clientAddress, countRejection } from '../store/auth-rejections.js';
 import type { NonceSpend } from '../store/nonces.js';
 import type { DbHandle } from '../store/db.js';
 import { takeJsonBody } from '../json.js';
@@ -74,6 +75,14 @@ const MESSAGES: Record<UsageErrorCode, string> = {
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * Refused signatures one client address (an IPv6 /64 counts as one) may cause per minute before the
+ * rest are answered 429 rate_limited (docs/decisions.md, "Authentication, rate limits and usage
+ * log"): a client with a wrong secret or a skewed clock fails every call, and 60 a minute (one a
+ * second, sustained) is far above what retries with backoff produce.
+ */
+export const FAILED_SIGNATURES_PER_MIN = 60;
+
 const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
   return typeof v === 'string' ? v : undefined;
@@ -82,6 +91,10 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 export class SignatureLayer {
   readonly perKey = new RateLimiter(60_000);
   readonly logs = new RateLimiter(60_000);
+  /** Refused signatures per client address (issue 19): past the limit, 429. */
+  readonly failedByAddress = new RateLimiter(60_000);
+  /** One `rate_limited` row per (address, known key) and window once the address is throttled. */
+  readonly throttledRows = new RateLimiter(60_000);
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -94,15 +107,16 @@ export class SignatureLayer {
     const signature = header(req, 'x-signature');
     const logKey = keyId ? keyId.slice(0, 128) : null;
 
-    if (!keyId || !ts || !nonce || !signature) return this.reject(req, reply, logKey, 'missing_credentials');
-    if (nonce.length < NONCE_MIN_LENGTH || nonce.length > NONCE_MAX_LENGTH)
-      return this.reject(req, reply, logKey, 'invalid_nonce');
-    if (!/^-?\d{1,15}$/.test(ts)) return this.reject(req, reply, logKey, 'invalid_timestamp');
-    if (Math.abs(Number(ts) - now / 1000) > SIGNATURE_WINDOW_SEC)
-      return this.reject(req, reply, logKey, 'timestamp_out_of_window');
+    // Before the key is looked up, a refusal is logged under the presented id only if it names a key.
+    const early = async (code: UsageErrorCode): Promise<never> =>
+      this.reject(req, reply, logKey && (await this.ctx.keys.get(logKey)) ? logKey : null, code);
+    if (!keyId || !ts || !nonce || !signature) return early('missing_credentials');
+    if (nonce.length < NONCE_MIN_LENGTH || nonce.length > NONCE_MAX_LENGTH) return early('invalid_nonce');
+    if (!/^-?\d{1,15}$/.test(ts)) return early('invalid_timestamp');
+    if (Math.abs(Number(ts) - now / 1000) > SIGNATURE_WINDOW_SEC) return early('timestamp_out_of_window');
 
     const key = await this.ctx.keys.get(keyId);
-    if (!key) return this.reject(req, reply, logKey, 'unknown_key');
+    if (!key) return this.reject(req, reply, null, 'unknown_key');
     if (key.status !== 'active') return this.reject(req, reply, key.id, 'key_disabled');
     if (key.expiresAt !== null && key.expiresAt <= now) return this.reject(req, reply, key.id, 'key_expired');
 
@@ -146,6 +160,12 @@ export class SignatureLayer {
     return this.reject(req, undefined, spend.keyId, 'nonce_reused');
   }
 
+  /**
+   * Refuses the call. `keyId` is a known key's id, or null when none was presented or it names no
+   * key: such refusals are counted per address and hour (store/auth-rejections.ts), not logged one
+   * row each, since nobody could read the rows. Past FAILED_SIGNATURES_PER_MIN refusals from one
+   * address in a minute, further ones are answered 429 (issue 19, defect 6).
+   */
   private async reject(
     req: FastifyRequest,
     _reply: FastifyReply | undefined,
@@ -153,22 +173,44 @@ export class SignatureLayer {
     code: UsageErrorCode,
     headers: Record<string, string> = {},
   ): Promise<never> {
-    const rateLimited = code === 'rate_limited';
-    await appendUsage(this.ctx.db.db, keyId, {
+    const db = this.ctx.db.db;
+    const now = this.ctx.clock.now();
+    // The per-key and log limits are rulings on a valid signature: only the key's holder reaches them.
+    if (code !== 'rate_limited') {
+      const address = clientAddress(req.ip);
+      const d = this.failedByAddress.hit(address, FAILED_SIGNATURES_PER_MIN, now);
+      if (!d.allowed) {
+        // A known key's owner sees one rate_limited row per address and window; the rest are counted.
+        if (keyId && this.throttledRows.hit(`${address} ${keyId}`, 1, now).allowed)
+          await appendUsage(db, keyId, this.row(req, 'rate_limited'));
+        else await countRejection(db, { address, keyId, code: 'rate_limited', now });
+        throw new ApiError('rate_limited', 'too many failed signatures from this address', rateHeaders(d));
+      }
+      if (!keyId) {
+        await countRejection(db, { address, keyId: null, code, now });
+        if (code === 'key_disabled') throw new ApiError('key_disabled', MESSAGES[code]);
+        throw new ApiError('unauthorized', MESSAGES[code]);
+      }
+    }
+    await appendUsage(db, keyId, this.row(req, code));
+    if (code === 'rate_limited') throw new ApiError('rate_limited', MESSAGES[code], headers);
+    if (code === 'key_disabled') throw new ApiError('key_disabled', MESSAGES[code]);
+    throw new ApiError('unauthorized', MESSAGES[code]);
+  }
+
+  private row(req: FastifyRequest, code: UsageErrorCode): UsageRow {
+    return {
       id: newLogId(),
       time: req.arrivedAt,
       endpoint: pathOnly(req.url),
       method: req.method,
-      status: rateLimited ? 'rate_limited' : 'unauthorized',
+      status: code === 'rate_limited' ? 'rate_limited' : 'unauthorized',
       latencyMs: Math.max(0, Math.round(this.ctx.clock.now() - req.arrivedAt)),
       requestId: String(req.id),
       error: MESSAGES[code],
       errorCode: code,
       qualityLevel: null,
-    });
-    if (rateLimited) throw new ApiError('rate_limited', MESSAGES[code], headers);
-    if (code === 'key_disabled') throw new ApiError('key_disabled', MESSAGES[code]);
-    throw new ApiError('unauthorized', MESSAGES[code]);
+    };
   }
 
   /** onSend hook: a 2xx answer to an authenticated call is a `success` row (not for log reads). */

@@ -8,6 +8,7 @@ import { settleJob } from '../domain/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
 import { expiredSettlement } from './process.js';
 import { FsObjectStore } from '../objects/fs-store.js';
+import { settleOrphanedSessions } from './orphans.js';
 
 /** Deletes an object and marks its record; safe to call twice. */
 export async function deleteObject(ctx: AppContext, rt: BatchRuntime, objectKey: string): Promise<void> {
@@ -68,5 +69,6 @@ export async function sweepOnce(
       unremoved++;
     }
   }
+  await settleOrphanedSessions(ctx);
   return { swept: due.length, expiredJobs, unremoved };
 }

@@ -44,6 +44,16 @@ export interface UsageLogTable {
   quality_level: string | null;
 }
 
+/** Refused signatures counted per address, hour and code (store/auth-rejections.ts). */
+export interface AuthRejectionsTable {
+  address: string;
+  bucket_start: number;
+  key_id: string;
+  error_code: string;
+  count: number;
+  last_at: number;
+}
+
 export interface MeasurementsTable {
   id: string;
   key_id: string;
@@ -199,6 +209,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   nonces: NoncesTable;
   usage_log: UsageLogTable;
+  auth_rejections: AuthRejectionsTable;
   measurements: MeasurementsTable;
   usage_month: UsageMonthTable;
   settings: SettingsTable;

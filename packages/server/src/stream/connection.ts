@@ -18,6 +18,15 @@ export class StreamConnection {
   constructor(ws: WebSocket, deps: SessionDeps) {
     const session = (this.session = new StreamSession(new SessionSocket(ws), deps));
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    // A message over ws's hard cap is refused from its frame header, and ws then closes (1009)
+    // before its own 'error' event, too late to send anything. Its receiver reports first: the
+    // spec's fatal error event goes out there, ahead of the close frame (issue 19, defect 3).
+    const receiver = (ws as unknown as { _receiver?: import('node:events').EventEmitter })._receiver;
+    receiver?.prependListener('error', (err: Error & { code?: string }) => {
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH')
+        session.fatal('protocol_error', `message exceeds ${WS_MAX_MESSAGE_BYTES} bytes`, CLOSE.tooBig);
+    });
+    // ws refused a frame (over its hard cap, bad UTF-8, bad opcode) and is closing the socket.
     ws.on('error', (err) => session.socketFailed(err.message));
     ws.on('close', () => session.socketClosed());
   }

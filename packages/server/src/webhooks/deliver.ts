@@ -12,7 +12,7 @@ import net, { type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { WEBHOOK_ATTEMPT_TIMEOUT_MS } from '@vitals/protocol';
-import { addressAllowed, type AllowList } from './ssrf.js';
+import { addressAllowed, hostOf, normalizeWebhookUrl, type AllowList } from './ssrf.js';
 
 export interface DeliveryOptions {
   /** Resolver to use instead of the system's (tests inject a rebinding one). */
@@ -39,15 +39,15 @@ export function attemptDelivery(
 ): Promise<AttemptResult> {
   const started = performance.now();
   const ms = (): number => Math.round(performance.now() - started);
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (target.protocol !== 'https:')
-    return Promise.resolve({
-      ok: false,
-      statusCode: null,
-      error: 'refused: not https',
-      responseMs: 0,
-      remoteAddress: null,
-    });
+  const refused = (error: string): Promise<AttemptResult> =>
+    Promise.resolve({ ok: false, statusCode: null, error, responseMs: 0, remoteAddress: null });
+  if (target.protocol !== 'https:') return refused('refused: not https');
+  // The host every rule and the resolver see is the normalized one (ssrf.ts): `localhost.` is
+  // `localhost`, and the allow list cannot be matched by a spelling of another host.
+  const normalized = normalizeWebhookUrl(target.href);
+  if (!normalized.ok) return refused(`refused: ${normalized.reason}`);
+  target = normalized.url;
+  const host = hostOf(target);
   const baseLookup = (opts.lookup ?? dns.lookup) as LookupFunction;
 
   const guardedLookup: LookupFunction = (hostname, options, callback) => {
@@ -92,7 +92,7 @@ export function attemptDelivery(
         },
         agent,
         lookup: guardedLookup,
-        servername: ipLiteral(host) ? undefined : host,
+        servername: net.isIP(host) ? undefined : host,
         timeout: opts.timeoutMs ?? WEBHOOK_ATTEMPT_TIMEOUT_MS,
       },
       (res) => {
@@ -146,5 +146,3 @@ class GuardedAgent extends https.Agent {
     return undefined;
   }
 }
-
-const ipLiteral = (h: string): boolean => /^[0-9.]+$/.test(h) || h.includes(':');

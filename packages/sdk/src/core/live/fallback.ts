@@ -9,7 +9,7 @@ import type { HttpClient, Sleep } from '../http/transport.js';
 import { segment } from '../http/path.js';
 import { pollUntilTerminal, type WaitOptions } from '../resources/jobs.js';
 import type { Clock } from '../clock.js';
-import { StreamError } from '../errors.js';
+import { ApiError, NetworkError, StreamError } from '../errors.js';
 import type { FramesWriter } from '../frames/frames-file.js';
 import type { CloudJob } from '../types.js';
 import type { FinalEvent } from './events.js';
@@ -29,6 +29,32 @@ export class SessionFallback {
       signal,
     });
     return res.data;
+  }
+
+  now(): number {
+    return this.deps.clock();
+  }
+
+  /**
+   * The upload, tried again until `deadline` while the service cannot take it: no connection (the
+   * server restarting, found by `npm run soak`, issue 19), a cut connection, 429 or a 5xx. Safe to
+   * repeat: the service answers the same bytes again with the job it created (CLARIFICATIONS 24).
+   * A 5xx or 429 counts against the endpoint's 6 uploads per 10 minutes, so those stop after 4.
+   */
+  async uploadFramesUntil(file: Uint8Array, deadline: number): Promise<CloudJob> {
+    let refusals = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.uploadFrames(file);
+      } catch (err) {
+        const refused = err instanceof ApiError && (err.status === 429 || err.status >= 500);
+        if (!(err instanceof NetworkError) && !refused) throw err;
+        if (refused && ++refusals > 4) throw err;
+        const delay = Math.min(8_000, 1_000 * 2 ** attempt);
+        if (this.now() + delay > deadline) throw err;
+        await this.deps.sleep(delay);
+      }
+    }
   }
 
   async result(signal?: AbortSignal): Promise<CloudJob> {
@@ -61,8 +87,9 @@ export async function deliverFrames(
   wait: { timeoutMs: number; intervalMs: number | undefined },
 ): Promise<FinalEvent> {
   buffer.durationMicros = durationMicros;
-  const created = await fallback.uploadFrames(buffer.toBytes());
-  const job = await fallback.waitResult(wait);
+  const deadline = fallback.now() + wait.timeoutMs;
+  const created = await fallback.uploadFramesUntil(buffer.toBytes(), deadline);
+  const job = await fallback.waitResult({ ...wait, timeoutMs: Math.max(1, deadline - fallback.now()) });
   return finalFromJob(job, created);
 }
 

@@ -12,6 +12,7 @@ const HOOK = 'https://127.0.0.1:9/hook';
 
 describe('API keys', () => {
   test('create shows the secret once, stores only its hash, and the key signs requests', async ({ cw }) => {
+    cw.clock.advance(1000); // newest first: after the world's key
     const res = await cw.api({
       method: 'POST',
       url: '/api/v1/keys',

@@ -18,6 +18,7 @@ import { userRoutes } from './routes/users.js';
 import { logRoutes } from './routes/logs.js';
 import { authTestRoutes } from './routes/auth-test.js';
 import { publicRoutes } from './routes/public.js';
+import { consolePlugin } from './console/index.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -137,6 +138,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await measurementRoutes(app, ctx);
   await userRoutes(app, ctx);
   await logRoutes(app, ctx);
+  await consolePlugin(app, ctx);
   for (const plugin of opts.plugins ?? []) await plugin(app, ctx, sig);
 
   await app.ready();

@@ -12,6 +12,7 @@ import { openStore } from './deps.js';
 import { migrateToLatest } from './store/migrate.js';
 import { extraCommands } from './cli/extra.js';
 import './cli/worker.js';
+import './cli/accounts.js';
 
 const HELP = `vitals-server <command>
 
@@ -44,6 +45,8 @@ const OPTIONS = {
   url: { type: 'string' },
   event: { type: 'string' },
   limit: { type: 'string' },
+  email: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

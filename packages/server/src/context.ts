@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { DbHandle } from './store/db.js';
 import type { KeyRecord } from './store/orgs-keys.js';
 import { getKey } from './store/orgs-keys.js';
+import type { PaymentProvider } from './console/payments.js';
 
 export interface AppContext {
   config: Config;
@@ -19,6 +20,8 @@ export interface AppContext {
    * address once known.
    */
   publicUrl?: string;
+  /** The console's payment provider (deps.ts; console/payments.ts). */
+  payments?: PaymentProvider;
   /** Background work the process must finish or stop on close (timers, workers, sockets). */
   onClose: Array<() => Promise<void> | void>;
 }

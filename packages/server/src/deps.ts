@@ -10,6 +10,7 @@ import { migrateToLatest } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { KeyCache, type AppContext } from './context.js';
 import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/index.js';
+import { paymentProviderFor } from './console/payments.js';
 
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
   return config.databaseUrl
@@ -49,6 +50,7 @@ export async function createContext(
     serverSecret: await serverSecret(db.db, config.serverSecret),
     onClose: [],
     publicUrl: config.publicUrl,
+    payments: paymentProviderFor(config.consolePayments),
   };
   // Batch tier: object store (data dir) and job queue (in-process, or pg-boss with PostgreSQL).
   ctx.batch = createBatchRuntime(ctx, config, { ...loadBatchConfig(opts.env ?? process.env), ...opts.batch });

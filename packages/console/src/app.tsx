@@ -41,7 +41,7 @@ function Routes(props: { path: string }) {
     <div class="card">
       <h1>Page not found</h1>
       <p>
-        There is no page at this address. <Link to="/">Go to the overview</Link>.
+        There is no page at this address. <Link to="/">Back to the start page</Link>.
       </p>
     </div>
   );

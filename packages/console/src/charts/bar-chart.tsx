@@ -8,8 +8,8 @@ export interface Bar {
   tick?: string;
 }
 
-const W = 640;
-const H = 220;
+const W = 900;
+const H = 240;
 const M = { top: 12, right: 12, bottom: 28, left: 40 };
 
 export function BarChart(props: { bars: Bar[]; label: string; unit: string }) {

@@ -4,7 +4,7 @@
  */
 import { decimate, linear, niceTicks } from './scale.js';
 
-const W = 720;
+const W = 900;
 const H = 260;
 const M = { top: 14, right: 16, bottom: 30, left: 44 };
 

@@ -3,7 +3,7 @@
  * SHA-256, so the page says so plainly and offers a copy button.
  */
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useId, useRef, useState } from 'preact/hooks';
 
 async function copyText(text: string, input: HTMLInputElement | null): Promise<boolean> {
   try {
@@ -19,17 +19,21 @@ async function copyText(text: string, input: HTMLInputElement | null): Promise<b
 export function SecretOnce(props: { label: string; secret: string; extra?: ComponentChildren; onDone: () => void }) {
   const [copied, setCopied] = useState<'no' | 'yes' | 'select'>('no');
   const input = useRef<HTMLInputElement>(null);
+  const id = useId();
   return (
-    <div class="secret" role="region" aria-label={props.label}>
+    <div class="secret" role="region" aria-label="Secret shown once">
       <p class="secret-warn">
         <strong>Copy this secret now.</strong> It is shown only once: the server keeps only its hash and cannot show it
         again.
       </p>
       {props.extra}
-      <label class="field field-wide">
-        <span class="field-label">{props.label}</span>
+      <div class="field field-wide">
+        <label class="field-label" for={id}>
+          {props.label}
+        </label>
         <span class="secret-row">
           <input
+            id={id}
             ref={input}
             class="mono"
             readOnly
@@ -44,7 +48,7 @@ export function SecretOnce(props: { label: string; secret: string; extra?: Compo
             {copied === 'yes' ? 'Copied' : 'Copy'}
           </button>
         </span>
-      </label>
+      </div>
       <p class="field-hint" role="status" aria-live="polite">
         {copied === 'yes' ? 'Copied to the clipboard.' : copied === 'select' ? 'Selected: press Ctrl+C to copy.' : ''}
       </p>

@@ -1,6 +1,6 @@
 /** The console's small building blocks: page frame, notices, states, badges, fields, dialogs. */
-import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { cloneElement, isValidElement, type ComponentChildren, type VNode } from 'preact';
+import { useEffect, useId, useRef } from 'preact/hooks';
 import { errorWords } from '../words.js';
 import { hrefOf, onLinkClick } from '../router.js';
 
@@ -80,13 +80,28 @@ export function Badge(props: { tone: Tone; children: ComponentChildren; title?: 
   );
 }
 
+/**
+ * A labelled control: the label wraps the control (its accessible name is the label alone) and the
+ * hint is tied to it with aria-describedby.
+ */
 export function Field(props: { label: string; hint?: string; children: ComponentChildren; wide?: boolean }) {
+  const hintId = useId();
+  const child =
+    props.hint && isValidElement(props.children)
+      ? cloneElement(props.children as VNode<any>, { 'aria-describedby': hintId })
+      : props.children;
   return (
-    <label class={props.wide ? 'field field-wide' : 'field'}>
-      <span class="field-label">{props.label}</span>
-      {props.children}
-      {props.hint ? <span class="field-hint">{props.hint}</span> : null}
-    </label>
+    <div class={props.wide ? 'field field-wide' : 'field'}>
+      <label class="field-control">
+        <span class="field-label">{props.label}</span>
+        {child}
+      </label>
+      {props.hint ? (
+        <span class="field-hint" id={hintId}>
+          {props.hint}
+        </span>
+      ) : null}
+    </div>
   );
 }
 

@@ -157,7 +157,7 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
                     <code>{d.event}</code>
                     {d.jobId ? <div class="muted small mono">{d.jobId}</div> : null}
                   </td>
-                  <td class="mono small break">{urlOf(d)}</td>
+                  <td class="mono small break url-cell">{urlOf(d)}</td>
                   <td>
                     <Badge tone={TONE[d.status] ?? 'neutral'}>{WORD[d.status] ?? d.status}</Badge>
                   </td>

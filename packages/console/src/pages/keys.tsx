@@ -44,6 +44,7 @@ export function KeysPage() {
   const create = (input: KeyInput) =>
     act(async () => {
       const r = await post<{ key: ApiKey; secret: string }>('/keys', input);
+      await keys.reload();
       setMode(null);
       setCreated(r);
     }, '');

@@ -61,7 +61,7 @@ export function MeasurementPage(props: { id: string }) {
   return (
     <>
       <p class="crumbs">
-        <Link to="/users">End users</Link>
+        <Link to="/users">All users</Link>
         {m?.userRef ? (
           <>
             {' '}

@@ -75,7 +75,7 @@ export function OverviewPage() {
                 {data.balanceUsd === null ? (
                   'This server does not charge tokens.'
                 ) : (
-                  <Link to="/billing">Billing and packs</Link>
+                  <Link to="/billing">Buy token packs</Link>
                 )}
               </p>
             </section>

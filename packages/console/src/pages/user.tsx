@@ -36,7 +36,7 @@ export function UserPage(props: { keyId: string; userRef: string }) {
   return (
     <>
       <p class="crumbs">
-        <Link to="/users">End users</Link> <span aria-hidden="true">›</span> <span class="mono">{props.userRef}</span>
+        <Link to="/users">All users</Link> <span aria-hidden="true">›</span> <span class="mono">{props.userRef}</span>
       </p>
       <PageHead
         title={`User ${props.userRef}`}

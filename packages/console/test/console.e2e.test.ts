@@ -33,8 +33,16 @@ let browser: Browser;
 let page: Page;
 let orgId = '';
 
+/** Saves the page; at 1280 px no page may scroll sideways (wide tables scroll inside their card). */
 const shot = async (name: string) => {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+      .filter((e) => !e.closest('.table-wrap, .table-card'))
+      .map((e) => `${e.tagName}.${e.className}`),
+  );
+  expect(wide, `${name}: elements wider than the window`).toEqual([]);
 };
 
 beforeAll(async () => {
@@ -230,8 +238,20 @@ test.skipIf(!chromium || !built)(
     const jobRow = page.getByRole('row', { name: new RegExp(completed.id) });
     await expect.poll(() => jobRow.textContent(), { timeout: 15_000 }).toContain('Succeeded');
     expect(await page.locator('tbody tr').count()).toBe(1);
+    // Redeliver: a new delivery id, the body regenerated from the job as it is now.
+    await jobRow.getByRole('button', { name: 'Redeliver' }).click();
+    await page.getByText(/Redelivery whd_[0-9a-f]+ queued/).waitFor();
+    const again = await waitFor(() =>
+      world.hits
+        .map((h) => JSON.parse(h.body.toString()))
+        .find((e) => e.event === 'cloud.job.completed' && e.id !== completed.id),
+    );
+    expect(again.data.jobId).toBe(job.body.data.jobId);
     await page.getByLabel('Event').selectOption('');
-    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(3);
+    await expect
+      .poll(() => page.getByRole('row', { name: new RegExp(again.id) }).textContent(), { timeout: 15_000 })
+      .toContain('Succeeded');
     await shot('05-webhooks-journal');
 
     // --- Overview: this month's charts carry the data above.

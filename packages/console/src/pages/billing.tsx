@@ -47,7 +47,7 @@ export function BillingPage() {
       {billing.loading && !b ? <Loading /> : null}
       {b ? (
         <>
-          <div class="grid-2">
+          <div class="grid-2 top">
             <section class="card stat" aria-label="Token balance">
               <div class="meter-label">Token balance</div>
               <p class="big">{b.balanceUsd === null ? 'Unmetered' : fmtUsd(b.balanceUsd)}</p>

@@ -72,8 +72,12 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
       setBusy('');
     }
   };
+  // The scheme is always https: the host and path say which endpoint it is.
   const urlOf = (d: Delivery) =>
-    d.url ?? props.endpoints.find((e) => e.id === d.endpointId)?.url ?? d.endpointId ?? '—';
+    (d.url ?? props.endpoints.find((e) => e.id === d.endpointId)?.url ?? d.endpointId ?? '—').replace(
+      /^https:\/\//,
+      '',
+    );
 
   return (
     <Section
@@ -120,7 +124,7 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
         </Empty>
       ) : null}
       {rows.length ? (
-        <div class="table-wrap">
+        <div class="table-wrap tight">
           <table>
             <caption class="sr-only">Webhook deliveries</caption>
             <thead>
@@ -139,9 +143,6 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
                   Response
                 </th>
                 <th scope="col">Last error</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
               </tr>
             </thead>
             <tbody>
@@ -149,17 +150,26 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
                 <tr key={d.id}>
                   <td class="small nowrap">
                     {fmtDateTime(d.createdAt)}
-                    <div>
-                      <code class="muted">{d.id}</code>
-                    </div>
+                    <div class="mono muted tiny">{d.id}</div>
+                    {d.redeliveryOf ? <div class="muted tiny">{`redelivery of ${d.redeliveryOf}`}</div> : null}
                   </td>
                   <td>
                     <code>{d.event}</code>
-                    {d.jobId ? <div class="muted small mono">{d.jobId}</div> : null}
+                    {d.jobId ? <div class="muted tiny mono">{d.jobId}</div> : null}
                   </td>
                   <td class="mono small break url-cell">{urlOf(d)}</td>
                   <td>
                     <Badge tone={TONE[d.status] ?? 'neutral'}>{WORD[d.status] ?? d.status}</Badge>
+                    <div>
+                      <button
+                        type="button"
+                        class="btn btn-small btn-link"
+                        disabled={busy !== '' || d.status === 'pending'}
+                        onClick={() => redeliver(d)}
+                      >
+                        Redeliver
+                      </button>
+                    </div>
                   </td>
                   <td class="num mono">{d.httpStatus ?? <span class="muted">—</span>}</td>
                   <td class="num">
@@ -170,16 +180,6 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
                     {d.responseTimeMs == null ? <span class="muted">—</span> : `${fmtNumber(d.responseTimeMs)} ms`}
                   </td>
                   <td class="small">{d.lastError ?? <span class="muted">—</span>}</td>
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      disabled={busy !== '' || d.status === 'pending'}
-                      onClick={() => redeliver(d)}
-                    >
-                      Redeliver
-                    </button>
-                  </td>
                 </tr>
               ))}
             </tbody>

@@ -162,13 +162,17 @@ export function UsagePage() {
                   Latency
                 </th>
                 <th scope="col">Quality</th>
-                <th scope="col">Request id</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} class={fresh.has(r.id) ? 'fresh' : undefined}>
-                  <td class="nowrap small">{fmtDateTime(r.time)}</td>
+                  <td class="nowrap small">
+                    {fmtDateTime(r.time)}
+                    <div class="mono muted tiny" title="Request id">
+                      {r.requestId}
+                    </div>
+                  </td>
                   <td class="small">{keyName(r.keyId)}</td>
                   <td class="mono small">
                     <span class="method">{r.method}</span> {r.endpoint}
@@ -195,7 +199,6 @@ export function UsagePage() {
                       <span class="muted">—</span>
                     )}
                   </td>
-                  <td class="mono small muted">{r.requestId}</td>
                 </tr>
               ))}
             </tbody>

@@ -37,7 +37,7 @@ let orgId = '';
 const shot = async (name: string) => {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
   const wide = await page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
+    Array.from(document.querySelectorAll('body *'))
       .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
       .filter((e) => !e.closest('.table-wrap, .table-card'))
       .map((e) => `${e.tagName}.${e.className}`),

@@ -74,8 +74,16 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         version: ctx.config.version,
         description: 'Generated from the route schemas; see docs/ for the prose.',
       },
+      tags: [
+        {
+          name: 'console',
+          description:
+            "The console's API (docs/console.md): the session cookie of POST /api/v1/auth/login, never an API key; state changes only from the console's own origin.",
+        },
+      ],
       components: {
         securitySchemes: {
+          consoleSession: { type: 'apiKey', in: 'cookie', name: 'vitals_console' },
           NCS1: {
             type: 'apiKey',
             in: 'header',

@@ -3,6 +3,7 @@
  * key's organization, and calls made as the console page makes them (same-origin JSON with the
  * session cookie). A second organization with its own account, key and data is one call away.
  */
+import { test as base } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createWorld, json, type World } from './helpers.js';
 import { createAccount } from '../src/console/accounts.js';
@@ -11,6 +12,7 @@ import type { TestKey } from '../src/testing.js';
 
 export const ORIGIN = 'http://localhost';
 export const PASSWORD = 'correct horse battery staple';
+export const FAST = { log2N: 10, r: 8, p: 1 };
 
 export interface ConsoleCall {
   method?: string;
@@ -74,7 +76,9 @@ export async function createConsoleWorld(
   };
   const newAccount = async (orgId: string) => {
     const email = `person${++n}@example.com`;
-    const { accountId } = await createAccount(db, { email, org: orgId, password: PASSWORD }, w.clock.now());
+    // The lowest cost verifyPassword accepts: the tests sign in many times; the production cost
+    // is asserted in console-auth.test.ts.
+    const { accountId } = await createAccount(db, { email, org: orgId, password: PASSWORD }, w.clock.now(), FAST);
     const { cookie, res } = await signIn(email, PASSWORD);
     if (!cookie) throw new Error(`sign-in failed: ${res.body}`);
     return { email, accountId, cookie };
@@ -97,3 +101,13 @@ export async function createConsoleWorld(
 }
 
 export { json };
+
+/** `test` with a fresh console world per test: `test('...', async ({ cw }) => ...)`. */
+export const test = base.extend<{ cw: ConsoleWorld }>({
+  // eslint-disable-next-line no-empty-pattern
+  cw: async ({}, use) => {
+    const w = await createConsoleWorld();
+    await use(w);
+    await w.close();
+  },
+});

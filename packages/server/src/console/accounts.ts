@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { createOrg, getOrg } from '../store/orgs-keys.js';
 import type { Database } from '../store/schema.js';
 import { pooledHex } from '../ids.js';
-import { hashPassword, PASSWORD_MAX, PASSWORD_MIN } from './password.js';
+import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, SCRYPT, type ScryptParams } from './password.js';
 
 export interface Account {
   id: string;
@@ -53,6 +53,7 @@ export async function createAccount(
   db: Kysely<Database>,
   input: { email: string; org: string; password: string },
   now: number,
+  params: ScryptParams = SCRYPT,
 ): Promise<{ accountId: string; orgId: string }> {
   const email = normalizeEmail(input.email);
   if (email.length > EMAIL_MAX || !EMAIL.test(email)) throw new AccountError('email is not a valid address');
@@ -61,14 +62,9 @@ export async function createAccount(
   const orgArg = input.org.trim();
   if (!orgArg) throw new AccountError('--org needs an organization id or a new organization name');
   if (await findAccountByEmail(db, email)) throw new AccountError(`an account with email ${email} exists`);
-  const passwordHash = await hashPassword(input.password);
-  let orgId: string;
-  if (orgArg.startsWith('org_')) {
-    if (!(await getOrg(db, orgArg))) throw new AccountError(`no organization ${orgArg}`);
-    orgId = orgArg;
-  } else {
-    orgId = (await createOrg(db, orgArg.slice(0, 200), 0, now)).id;
-  }
+  if (orgArg.startsWith('org_') && !(await getOrg(db, orgArg))) throw new AccountError(`no organization ${orgArg}`);
+  const passwordHash = await hashPassword(input.password, params);
+  const orgId = orgArg.startsWith('org_') ? orgArg : (await createOrg(db, orgArg.slice(0, 200), 0, now)).id;
   const id = `acc_${pooledHex(12)}`;
   await db
     .insertInto('console_accounts')

@@ -27,6 +27,9 @@ async function parseBody(req: FastifyRequest): Promise<void> {
 export async function consolePlugin(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.decorateRequest('consoleSession', undefined);
   await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      if (!route.config?.consolePublic) route.schema = { ...(route.schema ?? {}), security: [{ consoleSession: [] }] };
+    });
     scope.addHook('onRequest', consoleGuard(ctx));
     scope.addHook('preValidation', parseBody);
     await consoleAuthRoutes(scope, ctx);

@@ -23,10 +23,13 @@ const options = (log2N: number, r: number, p: number): ScryptOptions => ({
   maxmem: 256 * 2 ** log2N * r,
 });
 
-export async function hashPassword(password: string): Promise<string> {
+export type ScryptParams = Pick<typeof SCRYPT, 'log2N' | 'r' | 'p'>;
+
+/** `params`: SCRYPT always, except in tests that trade hashing cost for speed (verification reads them back). */
+export async function hashPassword(password: string, params: ScryptParams = SCRYPT): Promise<string> {
   const salt = randomBytes(SCRYPT.saltBytes);
-  const key = await derive(password, salt, SCRYPT.keyBytes, options(SCRYPT.log2N, SCRYPT.r, SCRYPT.p));
-  return ['scrypt', SCRYPT.log2N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, SCRYPT.keyBytes, options(params.log2N, params.r, params.p));
+  return ['scrypt', params.log2N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 const FORMAT = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9_-]{8,64})\$([A-Za-z0-9_-]{16,128})$/;

@@ -198,6 +198,21 @@ export async function updateKey(
 }
 
 /**
+ * Adds a bought pack's tokens to a metered organization's balance (console/billing.ts
+ * completePurchase, inside its transaction). An unmetered organization has no balance to credit:
+ * false, nothing changed.
+ */
+export async function creditTokenBalance(db: Kysely<Database>, orgId: string, micro: number): Promise<boolean> {
+  const res = await db
+    .updateTable('orgs')
+    .set((eb) => ({ token_balance_micro: eb('token_balance_micro', '+', micro) }))
+    .where('id', '=', orgId)
+    .where('metered', '=', 1)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/**
  * Draws a settled job's cost from its organization's balance (domain/jobs.ts settleJob, inside the
  * settlement transaction). An unmetered organization has no balance to draw from; its usage is
  * still recorded per key (store/metering.ts).

@@ -20,6 +20,7 @@ import { userRoutes } from './routes/users.js';
 import { logRoutes } from './routes/logs.js';
 import { authTestRoutes } from './routes/auth-test.js';
 import { publicRoutes } from './routes/public.js';
+import { consolePlugin } from './console/index.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -85,8 +86,16 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
         version: ctx.config.version,
         description: 'Generated from the route schemas; see docs/ for the prose.',
       },
+      tags: [
+        {
+          name: 'console',
+          description:
+            "The console's API (docs/console.md): the session cookie of POST /api/v1/auth/login, never an API key; state changes only from the console's own origin.",
+        },
+      ],
       components: {
         securitySchemes: {
+          consoleSession: { type: 'apiKey', in: 'cookie', name: 'vitals_console' },
           NCS1: {
             type: 'apiKey',
             in: 'header',
@@ -157,6 +166,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await measurementRoutes(app, ctx);
   await userRoutes(app, ctx);
   await logRoutes(app, ctx);
+  await consolePlugin(app, ctx);
   for (const plugin of opts.plugins ?? []) await plugin(app, ctx, sig);
 
   await app.ready();

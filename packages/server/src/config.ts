@@ -3,6 +3,7 @@
  * reader of the environment; everything else receives `config` as an argument.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface Config {
   readonly dataDir: string;
@@ -29,6 +30,10 @@ export interface Config {
   /** Secret that signs session tokens and upload URLs; generated and kept in the data dir when unset. */
   readonly serverSecret: string | undefined;
   readonly version: string;
+  /** The console's built pages, served at /console (VITALS_CONSOLE_DIR; default packages/console/dist). */
+  readonly consoleDir: string;
+  /** The console's payment provider (VITALS_CONSOLE_PAYMENTS: none | manual; console/payments.ts). */
+  readonly consolePayments: 'none' | 'manual';
 }
 
 export class ConfigError extends Error {}
@@ -172,6 +177,16 @@ export interface ConfigFlags {
 
 export const SERVICE_VERSION = '0.1.0';
 
+/** packages/console/dist, from this module in packages/server/src or packages/server/dist. */
+const DEFAULT_CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
+
+function consolePaymentsFrom(env: Record<string, string | undefined>): 'none' | 'manual' {
+  const raw = env.VITALS_CONSOLE_PAYMENTS || 'none';
+  if (raw !== 'none' && raw !== 'manual')
+    throw new ConfigError(`VITALS_CONSOLE_PAYMENTS must be none or manual, got "${raw}"`);
+  return raw;
+}
+
 export function loadConfig(env: Record<string, string | undefined>, flags: ConfigFlags = {}): Config {
   const databaseUrl = env.VITALS_DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -208,5 +223,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     dbMaxQueuedWrites: intFrom(env, 'VITALS_DB_MAX_QUEUED_WRITES', DB_LIMIT_DEFAULTS.maxQueuedWrites, 1_000_000),
     serverSecret: env.VITALS_SERVER_SECRET || undefined,
     version: SERVICE_VERSION,
+    consoleDir: path.resolve(env.VITALS_CONSOLE_DIR || DEFAULT_CONSOLE_DIR),
+    consolePayments: consolePaymentsFrom(env),
   });
 }

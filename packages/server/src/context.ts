@@ -7,6 +7,7 @@ import type { DbHandle } from './store/db.js';
 import type { KeyRecord } from './store/orgs-keys.js';
 import type { SettlementEvents } from './domain/settlement-events.js';
 import { getKey } from './store/orgs-keys.js';
+import type { PaymentProvider } from './console/payments.js';
 
 export interface AppContext {
   config: Config;
@@ -22,6 +23,8 @@ export interface AppContext {
   publicUrl?: string;
   /** Listeners run once a job of this context reaches a terminal status (domain/jobs.ts settleJob). */
   settlements: SettlementEvents;
+  /** The console's payment provider (deps.ts; console/payments.ts). */
+  payments?: PaymentProvider;
   /** Background work the process must finish or stop on close (timers, workers, sockets). */
   onClose: Array<() => Promise<void> | void>;
 }

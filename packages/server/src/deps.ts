@@ -12,6 +12,7 @@ import { KeyCache, type AppContext } from './context.js';
 import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/index.js';
 import { SettlementEvents, type ListenerFailure } from './domain/settlement-events.js';
 import { journalSettlement } from './webhooks/enqueue.js';
+import { paymentProviderFor } from './console/payments.js';
 
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
   return config.databaseUrl
@@ -54,6 +55,7 @@ export async function createContext(
     settlements: new SettlementEvents(opts.onListenerFailure),
     onClose: [],
     publicUrl: config.publicUrl,
+    payments: paymentProviderFor(config.consolePayments),
   };
   // Batch tier: object store (data dir) and job queue (in-process, or pg-boss with PostgreSQL).
   ctx.batch = createBatchRuntime(ctx, config, { ...loadBatchConfig(opts.env ?? process.env), ...opts.batch });

@@ -42,7 +42,7 @@ export async function userRoutes(app: FastifyInstance, ctx: AppContext): Promise
       return {
         ok: true,
         data: {
-          items: items.map((u) => ({
+          items: items.map(({ keyId: _keyId, ...u }) => ({
             ...u,
             avgQuality: u.avgQuality === null ? null : Math.round(u.avgQuality * 1000) / 1000,
           })),

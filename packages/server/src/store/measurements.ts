@@ -85,18 +85,23 @@ export function measurementRow(
   };
 }
 
-/** One measurement of one key; another key's id is indistinguishable from an unknown one. */
+/** Whose measurements a read may see: one key's (the API), or an organization's (the console). */
+export type MeasurementScope = { keyId: string } | { orgId: string; keyId?: string };
+
+/**
+ * One measurement of one key (`scope` a key id) or of one organization; another key's or
+ * organization's id is indistinguishable from an unknown one.
+ */
 export async function getMeasurement(
   db: Kysely<Database>,
-  keyId: string,
+  scope: string | MeasurementScope,
   id: string,
 ): Promise<StoredMeasurement | undefined> {
-  const row = await db
-    .selectFrom('measurements')
-    .select(['doc', 'raw'])
-    .where('id', '=', id)
-    .where('key_id', '=', keyId)
-    .executeTakeFirst();
+  const s = typeof scope === 'string' ? { keyId: scope } : scope;
+  let q = db.selectFrom('measurements').select(['doc', 'raw']).where('id', '=', id);
+  if ('orgId' in s) q = q.where('org_id', '=', s.orgId);
+  if (s.keyId !== undefined) q = q.where('key_id', '=', s.keyId);
+  const row = await q.executeTakeFirst();
   return (
     row && {
       doc: JSON.parse(row.doc) as Measurement,
@@ -106,6 +111,7 @@ export async function getMeasurement(
 }
 
 export interface UserSummaryRow {
+  keyId: string;
   userRef: string;
   measurements: number;
   firstSeenAt: number;
@@ -113,33 +119,42 @@ export interface UserSummaryRow {
   avgQuality: number | null;
 }
 
-/** End users of a key, most recently active first (CLARIFICATIONS 11). */
+/**
+ * End users of a key, or of an organization's keys (a user is a key's `userRef`), most recently
+ * active first (CLARIFICATIONS 11).
+ */
 export async function listUsers(
   db: Kysely<Database>,
-  keyId: string,
+  scope: string | MeasurementScope,
   page: number,
   perPage: number,
 ): Promise<{ items: UserSummaryRow[]; total: number }> {
-  const base = db.selectFrom('measurements').where('key_id', '=', keyId).where('user_ref', 'is not', null);
+  const s = typeof scope === 'string' ? { keyId: scope } : scope;
+  let base = db.selectFrom('measurements').where('user_ref', 'is not', null);
+  if ('orgId' in s) base = base.where('org_id', '=', s.orgId);
+  if (s.keyId !== undefined) base = base.where('key_id', '=', s.keyId);
   const rows = await base
     .select((eb) => [
+      'key_id',
       'user_ref',
       eb.fn.countAll<number>().as('n'),
       eb.fn.min('created_at').as('first'),
       eb.fn.max('created_at').as('last'),
       eb.fn.avg<number>('quality_score').as('avg_q'),
     ])
-    .groupBy('user_ref')
+    .groupBy(['key_id', 'user_ref'])
     .orderBy(sql`max(created_at)`, 'desc')
+    .orderBy('key_id', 'asc')
     .orderBy('user_ref', 'asc')
     .limit(perPage)
     .offset((page - 1) * perPage)
     .execute();
-  const totalRow = await base
-    .select((eb) => eb.fn.count<number>(sql`distinct user_ref`).as('total'))
-    .executeTakeFirst();
+  const distinct =
+    'orgId' in s && s.keyId === undefined ? sql`distinct key_id || ':' || user_ref` : sql`distinct user_ref`;
+  const totalRow = await base.select((eb) => eb.fn.count<number>(distinct).as('total')).executeTakeFirst();
   return {
     items: rows.map((r) => ({
+      keyId: r.key_id,
       userRef: r.user_ref as string,
       measurements: Number(r.n),
       firstSeenAt: Number(r.first),

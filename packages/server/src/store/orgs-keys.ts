@@ -26,6 +26,8 @@ export interface KeyRecord {
   tokenQuotaMonthMicro: number | null;
   expiresAt: number | null;
   createdAt: number;
+  /** The console's label (null: none). */
+  name: string | null;
 }
 
 export interface CreateKeyInput {
@@ -37,6 +39,18 @@ export interface CreateKeyInput {
   features?: string[];
   mode?: 'live' | 'test';
   status?: 'active' | 'disabled';
+  name?: string | null;
+}
+
+/** What an operator or the console may change on a key (undefined: unchanged; null clears). */
+export interface KeyPatch {
+  name?: string | null;
+  status?: 'active' | 'disabled';
+  expiresAt?: number | null;
+  rateLimitPerMin?: number;
+  quotaSecondsMonth?: number | null;
+  tokenQuotaMonthMicro?: number | null;
+  features?: string[];
 }
 
 export const microFromUsd = (usd: number): number => Math.round(usd * 1_000_000);
@@ -96,8 +110,8 @@ export async function createKey(
   now: number,
 ): Promise<{ key: KeyRecord; secret: string }> {
   const secret = newKeySecret();
-  const features = (input.features ?? [...FEATURES]).filter((f) => (FEATURES as readonly string[]).includes(f));
-  const row = {
+  const features = knownFeatures(input.features ?? [...FEATURES]);
+  const row: Database['api_keys'] = {
     id: newKeyId(),
     org_id: input.orgId,
     secret_sha256: await sha256Hex(secret),
@@ -109,6 +123,7 @@ export async function createKey(
     token_quota_month_micro: input.tokenQuotaMonthMicro ?? null,
     expires_at: input.expiresAt ?? null,
     created_at: now,
+    name: input.name ?? null,
   };
   await db.insertInto('api_keys').values(row).execute();
   return { key: toKey(row), secret };
@@ -127,8 +142,12 @@ function toKey(row: Database['api_keys']): KeyRecord {
     tokenQuotaMonthMicro: row.token_quota_month_micro === null ? null : Number(row.token_quota_month_micro),
     expiresAt: row.expires_at === null ? null : Number(row.expires_at),
     createdAt: Number(row.created_at),
+    name: row.name ?? null,
   };
 }
+
+const knownFeatures = (features: readonly string[]): string[] =>
+  [...new Set(features)].filter((f) => (FEATURES as readonly string[]).includes(f));
 
 export async function getKey(db: Kysely<Database>, id: string): Promise<KeyRecord | undefined> {
   const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
@@ -136,7 +155,60 @@ export async function getKey(db: Kysely<Database>, id: string): Promise<KeyRecor
 }
 
 export async function setKeyStatus(db: Kysely<Database>, id: string, status: 'active' | 'disabled'): Promise<boolean> {
-  const res = await db.updateTable('api_keys').set({ status }).where('id', '=', id).executeTakeFirst();
+  return (await updateKey(db, id, { status })) !== undefined;
+}
+
+/** The keys of one organization, newest first. */
+export async function listOrgKeys(db: Kysely<Database>, orgId: string): Promise<KeyRecord[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map(toKey);
+}
+
+/**
+ * Changes a key; with `orgId`, only a key of that organization (another's is as unknown). Returns the
+ * key as changed, or undefined when there is no such key.
+ */
+export async function updateKey(
+  db: Kysely<Database>,
+  id: string,
+  patch: KeyPatch,
+  orgId?: string,
+): Promise<KeyRecord | undefined> {
+  const set: Partial<Database['api_keys']> = {};
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.status !== undefined) set.status = patch.status;
+  if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt;
+  if (patch.rateLimitPerMin !== undefined) set.rate_limit_per_min = patch.rateLimitPerMin;
+  if (patch.quotaSecondsMonth !== undefined) set.quota_seconds_month = patch.quotaSecondsMonth;
+  if (patch.tokenQuotaMonthMicro !== undefined) set.token_quota_month_micro = patch.tokenQuotaMonthMicro;
+  if (patch.features !== undefined) set.features = JSON.stringify(knownFeatures(patch.features));
+  if (Object.keys(set).length > 0) {
+    let q = db.updateTable('api_keys').set(set).where('id', '=', id);
+    if (orgId !== undefined) q = q.where('org_id', '=', orgId);
+    await q.execute();
+  }
+  const key = await getKey(db, id);
+  return key && (orgId === undefined || key.orgId === orgId) ? key : undefined;
+}
+
+/**
+ * Adds a bought pack's tokens to a metered organization's balance (console/billing.ts
+ * completePurchase, inside its transaction). An unmetered organization has no balance to credit:
+ * false, nothing changed.
+ */
+export async function creditTokenBalance(db: Kysely<Database>, orgId: string, micro: number): Promise<boolean> {
+  const res = await db
+    .updateTable('orgs')
+    .set((eb) => ({ token_balance_micro: eb('token_balance_micro', '+', micro) }))
+    .where('id', '=', orgId)
+    .where('metered', '=', 1)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 

@@ -22,6 +22,8 @@ export interface ApiKeysTable {
   token_quota_month_micro: number | null;
   expires_at: number | null;
   created_at: number;
+  /** A label shown in the console (migrations/006-console.ts). */
+  name: string | null;
 }
 
 export interface NoncesTable {
@@ -204,6 +206,46 @@ export interface WorkerHeartbeatsTable {
   beat_at: number;
 }
 
+/** A console account (migrations/006-console.ts): one organization per account. */
+export interface ConsoleAccountsTable {
+  id: string; // acc_
+  org_id: string;
+  /** Trimmed and lower-cased. */
+  email: string;
+  /** `scrypt$<log2 N>$<r>$<p>$<salt b64url>$<key b64url>` (console/password.ts). */
+  password_hash: string;
+  status: string; // active | disabled
+  created_at: number;
+}
+
+/** A console session, stored by the SHA-256 of its id (the id itself is only in the cookie). */
+export interface ConsoleSessionsTable {
+  id_sha256: string;
+  account_id: string;
+  org_id: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Absolute expiry (sign-in + 12 h); the idle expiry is last_seen_at + 30 min. */
+  expires_at: number;
+}
+
+/** A token pack bought through the payment-provider port (console/payments.ts). */
+export interface ConsolePurchasesTable {
+  id: string; // pur_
+  org_id: string;
+  account_id: string | null;
+  pack_id: string;
+  price_micro: number;
+  tokens_micro: number;
+  provider: string;
+  provider_ref: string | null;
+  status: string; // pending | completed | failed
+  /** 1 once the pack's tokens were added to the balance: crediting happens exactly once. */
+  credited: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -219,4 +261,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  console_accounts: ConsoleAccountsTable;
+  console_sessions: ConsoleSessionsTable;
+  console_purchases: ConsolePurchasesTable;
 }

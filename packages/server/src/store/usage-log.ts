@@ -85,3 +85,62 @@ export async function listUsage(
     qualityLevel: r.quality_level,
   }));
 }
+
+export interface OrgUsageFilter {
+  orgId: string;
+  keyId?: string;
+  status?: string;
+  errorCode?: string;
+  from?: number;
+  to?: number;
+  /** Newest first, rows strictly older than (time, id). */
+  before?: { time: number; id: string };
+  /** Oldest first, rows strictly newer than (time, id) (the console's live tail). */
+  after?: { time: number; id: string };
+  limit: number;
+}
+
+/** The usage log of an organization's keys (the console's Usage page), with the key of each row. */
+export async function listOrgUsage(
+  db: Kysely<Database>,
+  f: OrgUsageFilter,
+): Promise<Array<UsageRow & { keyId: string }>> {
+  let q = db
+    .selectFrom('usage_log')
+    .selectAll()
+    .where('key_id', 'in', (eb) => eb.selectFrom('api_keys').select('id').where('org_id', '=', f.orgId));
+  if (f.keyId) q = q.where('key_id', '=', f.keyId);
+  if (f.status) q = q.where('status', '=', f.status);
+  if (f.errorCode) q = q.where('error_code', '=', f.errorCode);
+  if (f.from !== undefined) q = q.where('time', '>=', f.from);
+  if (f.to !== undefined) q = q.where('time', '<=', f.to);
+  const { before, after } = f;
+  if (after) {
+    q = q
+      .where((eb) =>
+        eb.or([eb('time', '>', after.time), eb.and([eb('time', '=', after.time), eb('id', '>', after.id)])]),
+      )
+      .orderBy('time', 'asc')
+      .orderBy('id', 'asc');
+  } else {
+    if (before)
+      q = q.where((eb) =>
+        eb.or([eb('time', '<', before.time), eb.and([eb('time', '=', before.time), eb('id', '<', before.id)])]),
+      );
+    q = q.orderBy('time', 'desc').orderBy('id', 'desc');
+  }
+  const rows = await q.limit(f.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    keyId: r.key_id as string,
+    time: Number(r.time),
+    endpoint: r.endpoint,
+    method: r.method,
+    status: r.status as UsageRow['status'],
+    latencyMs: r.latency_ms === null ? null : Number(r.latency_ms),
+    requestId: r.request_id,
+    error: r.error,
+    errorCode: r.error_code,
+    qualityLevel: r.quality_level,
+  }));
+}

@@ -9,7 +9,15 @@ import { getOrg } from '../store/orgs-keys.js';
 import { checkWebhookUrl, parseAllowList } from './ssrf.js';
 import { getEndpoint } from './journal.js';
 
-export class EndpointError extends Error {}
+/** Why an endpoint change was refused: the console maps `limit` to 409, the others to 400 / 404. */
+export class EndpointError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'no_org' | 'invalid_url' | 'limit' | 'not_found' = 'invalid_url',
+  ) {
+    super(message);
+  }
+}
 
 export async function createEndpoint(
   ctx: AppContext,
@@ -17,9 +25,9 @@ export async function createEndpoint(
   url: string,
 ): Promise<{ id: string; secret: string }> {
   const db = ctx.db.db;
-  if (!(await getOrg(db, orgId))) throw new EndpointError(`no organization ${orgId}`);
+  if (!(await getOrg(db, orgId))) throw new EndpointError(`no organization ${orgId}`, 'no_org');
   const checked = checkWebhookUrl(url, parseAllowList(ctx.config.webhookAllowHosts));
-  if (!checked.ok) throw new EndpointError(checked.reason.replace(/^webhookUrl/, 'url'));
+  if (!checked.ok) throw new EndpointError(checked.reason.replace(/^webhookUrl/, 'url'), 'invalid_url');
   const count = await db
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -27,7 +35,7 @@ export async function createEndpoint(
     .where('status', '=', 'active')
     .executeTakeFirstOrThrow();
   if (Number(count.n) >= ORG_WEBHOOK_LIMIT)
-    throw new EndpointError(`organization ${orgId} already has ${ORG_WEBHOOK_LIMIT} webhook endpoints`);
+    throw new EndpointError(`organization ${orgId} already has ${ORG_WEBHOOK_LIMIT} webhook endpoints`, 'limit');
   const id = newWebhookEndpointId();
   const secret = newWebhookSecret();
   await db
@@ -46,7 +54,7 @@ export async function createEndpoint(
 }
 
 export async function rotateEndpoint(ctx: AppContext, id: string): Promise<{ id: string; secret: string }> {
-  if (!(await getEndpoint(ctx.db.db, id))) throw new EndpointError(`no webhook endpoint ${id}`);
+  if (!(await getEndpoint(ctx.db.db, id))) throw new EndpointError(`no webhook endpoint ${id}`, 'not_found');
   const secret = newWebhookSecret();
   await ctx.db.db
     .updateTable('webhook_endpoints')

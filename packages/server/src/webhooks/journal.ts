@@ -74,13 +74,35 @@ export async function dueDeliveries(db: Kysely<Database>, now: number, limit = 2
   return rows.map((r) => r.id);
 }
 
-export async function listDeliveries(
-  db: Kysely<Database>,
-  filter: { orgId?: string; jobId?: string; limit: number },
-): Promise<DeliveryRow[]> {
-  let q = db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at', 'desc').limit(filter.limit);
+export interface DeliveryFilter {
+  orgId?: string;
+  jobId?: string;
+  endpointId?: string;
+  event?: string;
+  status?: string;
+  /** Keyset paging, newest first: rows strictly older than (createdAt, id). */
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
+/** The journal, newest first (the operator's `webhooks journal` and the console's journal page). */
+export async function listDeliveries(db: Kysely<Database>, filter: DeliveryFilter): Promise<DeliveryRow[]> {
+  let q = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit);
   if (filter.orgId) q = q.where('org_id', '=', filter.orgId);
   if (filter.jobId) q = q.where('job_id', '=', filter.jobId);
+  if (filter.endpointId) q = q.where('endpoint_id', '=', filter.endpointId);
+  if (filter.event) q = q.where('event', '=', filter.event);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  const b = filter.before;
+  if (b)
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', b.createdAt), eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)])]),
+    );
   return (await q.execute()).map(normalizeDelivery);
 }
 

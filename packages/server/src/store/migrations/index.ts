@@ -8,6 +8,7 @@ import * as m002 from './002-jobs.js';
 import * as m003 from './003-batch.js';
 import * as m004 from './004-nonces-without-rowid.js';
 import * as m005 from './005-unmetered-orgs-and-worker-heartbeats.js';
+import * as m006 from './006-console.js';
 import * as m007 from './007-auth-rejections.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '003-batch': m003,
   '004-nonces-without-rowid': m004,
   '005-unmetered-orgs-and-worker-heartbeats': m005,
+  '006-console': m006,
   '007-auth-rejections': m007,
 };
 

@@ -89,8 +89,9 @@ test.skipIf(!chromium || !built)(
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('The email or password is not right.');
     await shot('01-sign-in');
+    // With the keyboard: the password, then Enter submits the form.
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     for (const name of ['Overview', 'API keys', 'Webhooks', 'Usage', 'End users', 'Billing'])
       expect(await page.getByRole('link', { name, exact: true }).count()).toBe(1);
@@ -99,8 +100,14 @@ test.skipIf(!chromium || !built)(
     // --- API keys: create one; its secret is shown once.
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.getByText('No API keys yet').waitFor();
+    // The dialog is keyboard-closable: Escape closes it, and the button opens it again.
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create key' });
+    await dialog.getByLabel('Name').waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Create key' }).click();
     await dialog.getByLabel('Name').fill('Production backend');
     await dialog.getByLabel('Rate limit per minute').fill('600');
     await dialog.getByLabel('Monthly cloud seconds').fill('3600');
@@ -122,6 +129,11 @@ test.skipIf(!chromium || !built)(
     expect(await row.textContent()).toContain('3,600');
     expect(await row.textContent()).toContain('$20.00');
     expect(await row.textContent()).toContain('HRV');
+    // Disable, then enable again: the status follows.
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await expect.poll(() => row.textContent()).toContain('Disabled');
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await expect.poll(() => row.textContent()).toContain('Active');
     await shot('03-keys-list');
     const key = { keyId, secret };
 
@@ -253,6 +265,34 @@ test.skipIf(!chromium || !built)(
       .poll(() => page.getByRole('row', { name: new RegExp(again.id) }).textContent(), { timeout: 15_000 })
       .toContain('Succeeded');
     await shot('05-webhooks-journal');
+
+    // Rotate: a new whsec_ shown once; the next test event verifies with it, not the old one.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await expect.poll(async () => (await whsecBox.count()) && (await whsecBox.inputValue())).toMatch(/^whsec_/);
+    const rotated = await whsecBox.inputValue();
+    expect(rotated).not.toBe(whsec);
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    const hitsBefore = world.hits.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const second = await waitFor(() => world.hits.slice(hitsBefore).find((h) => h.path === '/hooks/vitals'));
+    const canonical2 = await canonicalString({
+      method: 'POST',
+      path: '/hooks/vitals',
+      timestamp: second.headers['x-timestamp'],
+      nonce: second.headers['x-nonce'],
+      body: new Uint8Array(second.body),
+    });
+    expect(await hmacBase64(await sha256Hex(rotated), canonical2)).toBe(second.headers['x-signature']);
+    expect(await hmacBase64(await sha256Hex(whsec), canonical2)).not.toBe(second.headers['x-signature']);
+
+    // Delete, after a confirmation: the endpoint is gone, its deliveries stay in the journal.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete endpoint' })
+      .getByRole('button', { name: 'Delete endpoint' })
+      .click();
+    await page.getByText('No endpoints yet').waitFor();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(4);
 
     // --- Overview: this month's charts carry the data above.
     await page.getByRole('link', { name: 'Overview' }).click();

@@ -304,6 +304,9 @@ test.skipIf(!chromium || !built)(
     const cloudSeconds = Number(await page.getByRole('meter', { name: 'Cloud seconds' }).getAttribute('aria-valuenow'));
     expect(cloudSeconds).toBeGreaterThan(19);
     expect(cloudSeconds).toBeLessThanOrEqual(20);
+    const byKey = await page.getByRole('table', { name: "This month's use by key" }).textContent();
+    expect(byKey).toContain('Production backend');
+    expect(byKey).toMatch(/20 s \(1 %\)/);
     const refusals = await page.getByRole('list', { name: 'Refused calls by usage-log code' }).textContent();
     expect(refusals).toContain('Signature did not match');
     expect(refusals).toContain('Clock skew over 5 minutes');

@@ -27,7 +27,8 @@ Commands:
 ${extraCommands.map((c) => `  ${c.usage}`).join('\n')}
 
 Environment: VITALS_DATA_DIR (default ./.vitals), VITALS_DATABASE_URL (postgres://... switches to PostgreSQL),
-VITALS_PUBLIC_URL, VITALS_WEBHOOK_ALLOW_HOSTS, VITALS_*_TTL_SEC, VITALS_DB_* (PostgreSQL limits; see docs/operating.md).`;
+VITALS_PUBLIC_URL, VITALS_WEBHOOK_ALLOW_HOSTS, VITALS_*_TTL_SEC, VITALS_DB_* (PostgreSQL limits; see docs/operating.md),
+VITALS_CONSOLE_DIR, VITALS_CONSOLE_PAYMENTS (none | manual; docs/console.md).`;
 
 const OPTIONS = {
   host: { type: 'string' },

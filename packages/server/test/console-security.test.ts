@@ -4,6 +4,7 @@
  * console cookie on /sdk/v1 authenticates nothing. One world for the file: each case is a request.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
 import { signedInject } from './helpers.js';
 import { createConsoleWorld, json, PASSWORD, type ConsoleWorld } from './console-world.js';
 
@@ -47,7 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => w?.close());
 
-const expect401 = (res: { statusCode: number; body: string }) => {
+const expect401 = (res: LightMyRequestResponse) => {
   expect(res.statusCode).toBe(401);
   expect(json(res).error.code).toBe('unauthorized');
 };

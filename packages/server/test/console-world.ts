@@ -50,7 +50,7 @@ export async function createConsoleWorld(
   opts: { env?: Record<string, string>; now?: number } = {},
 ): Promise<ConsoleWorld> {
   const w = await createWorld({
-    now: opts.now,
+    ...(opts.now === undefined ? {} : { now: opts.now }),
     env: { VITALS_EMBEDDED_WORKER: '0', VITALS_WEBHOOK_ALLOW_HOSTS: '127.0.0.1', ...opts.env },
   });
   const db = w.t.ctx.db.db;

@@ -44,6 +44,8 @@ function limited(resetSec: number): ApiError {
 }
 
 export async function consoleAuthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // Made now, not at the first unknown email: that first failure would otherwise take two hashes.
+  void decoyHash();
   const perAddress = new RateLimiter(LOGIN_WINDOW_MS);
   const perAccount = new RateLimiter(LOGIN_WINDOW_MS);
 

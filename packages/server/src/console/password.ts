@@ -23,7 +23,11 @@ const options = (log2N: number, r: number, p: number): ScryptOptions => ({
   maxmem: 256 * 2 ** log2N * r,
 });
 
-export type ScryptParams = Pick<typeof SCRYPT, 'log2N' | 'r' | 'p'>;
+export interface ScryptParams {
+  log2N: number;
+  r: number;
+  p: number;
+}
 
 /** `params`: SCRYPT always, except in tests that trade hashing cost for speed (verification reads them back). */
 export async function hashPassword(password: string, params: ScryptParams = SCRYPT): Promise<string> {

@@ -39,11 +39,16 @@ export async function startSession(
     expires_at: now + SESSION_ABSOLUTE_MS,
   };
   await db.insertInto('console_sessions').values(row).execute();
-  // Expired sessions of this account go now, so the table holds live sessions and a few stragglers.
+  // Sessions past their absolute end (anyone's; indexed) and this account's idle ones go now, so the
+  // table holds live sessions and a few idle stragglers of accounts that have not signed in since.
   await db
     .deleteFrom('console_sessions')
-    .where('account_id', '=', account.id)
-    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)]))
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', now),
+        eb.and([eb('account_id', '=', account.id), eb('last_seen_at', '<=', now - SESSION_IDLE_MS)]),
+      ]),
+    )
     .execute();
   return { id, session: toSession(row) };
 }

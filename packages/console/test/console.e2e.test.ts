@@ -65,9 +65,10 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   // A CSP violation or a script error is a defect of the page: collect them.
-  // (A 401 is expected: /me before sign-in, the wrong password, /me after sign-out.)
+  // (Answers the test provokes are expected: 401 for /me before sign-in, the wrong password and /me
+  // after sign-out; 400 for the refused endpoint URL.)
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/status of 401/.test(m.text())) pageErrors.push(m.text());
+    if (m.type() === 'error' && !/status of 40[01]/.test(m.text())) pageErrors.push(m.text());
   });
   page.on('pageerror', (e) => pageErrors.push(String(e)));
 }, 120_000);
@@ -186,11 +187,14 @@ test.skipIf(!chromium || !built)(
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     await page.getByText('No endpoints yet').waitFor();
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    await page
-      .getByRole('dialog', { name: 'Add endpoint' })
-      .getByLabel('Endpoint URL')
-      .fill(`${world.hookBase}/hooks/vitals`);
-    await page.getByRole('dialog', { name: 'Add endpoint' }).getByRole('button', { name: 'Add', exact: true }).click();
+    // A URL the service may not deliver to is refused, in plain words, and the dialog stays open.
+    const addDialog = page.getByRole('dialog', { name: 'Add endpoint' });
+    await addDialog.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/plain-http');
+    await addDialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => addDialog.getByRole('alert').textContent()).toContain('Some of the values are not valid');
+    await shot('04a-webhooks-refused-url');
+    await addDialog.getByLabel('Endpoint URL').fill(`${world.hookBase}/hooks/vitals`);
+    await addDialog.getByRole('button', { name: 'Add', exact: true }).click();
     const whsecBox = page.getByLabel('Signing secret');
     await whsecBox.waitFor();
     const whsec = await whsecBox.inputValue();
@@ -361,6 +365,13 @@ test.skipIf(!chromium || !built)(
     await expect.poll(balance).toBeCloseTo(before + 10, 2);
     expect(await page.getByRole('table', { name: 'Spend by month, newest first' }).textContent()).toContain('20 s');
     await shot('11-billing');
+
+    // --- A phone-sized window: the navigation wraps above the page, nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Measurements per day' }).waitFor();
+    await shot('12-overview-phone');
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     // --- Sign out: back to the sign-in form; the API answers 401 again.
     await page.getByRole('button', { name: 'Sign out' }).click();

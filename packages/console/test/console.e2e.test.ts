@@ -135,6 +135,14 @@ test.skipIf(!chromium || !built)(
     await expect.poll(() => row.textContent()).toContain('Disabled');
     await row.getByRole('button', { name: 'Enable' }).click();
     await expect.poll(() => row.textContent()).toContain('Active');
+    // Edit: the form opens with the key's values; a change shows in the list.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit key' });
+    expect(await edit.getByLabel('Monthly cloud seconds').inputValue()).toBe('3600');
+    expect(await edit.getByLabel('HRV').isChecked()).toBe(true);
+    await edit.getByLabel('Blood pressure').check();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => row.textContent()).toContain('HRV, Blood pressure');
     await shot('03-keys-list');
     const key = { keyId, secret };
 

@@ -33,7 +33,7 @@ let browser: Browser;
 let page: Page;
 let orgId = '';
 
-/** Saves the page; at 1280 px no page may scroll sideways (wide tables scroll inside their card). */
+/** Saves the page; no page may scroll sideways, and at 1280 px no table either. */
 const shot = async (name: string) => {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
   const wide = await page.evaluate(() =>
@@ -43,6 +43,15 @@ const shot = async (name: string) => {
       .map((e) => `${e.tagName}.${e.className}`),
   );
   expect(wide, `${name}: elements wider than the window`).toEqual([]);
+  // At desktop width the tables fit their cards too (on a phone they may scroll inside them).
+  if ((page.viewportSize()?.width ?? 0) >= 1280) {
+    const scrolling = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('.table-wrap, .table-card'))
+        .filter((e) => e.scrollWidth > e.clientWidth + 1)
+        .map((e) => e.querySelector('caption')?.textContent ?? e.className),
+    );
+    expect(scrolling, `${name}: tables that scroll sideways at 1280 px`).toEqual([]);
+  }
 };
 
 beforeAll(async () => {

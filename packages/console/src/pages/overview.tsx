@@ -164,7 +164,9 @@ export function OverviewPage() {
                     }))}
                 />
               ) : (
-                <Empty title="No refused calls">Every signed call this month was accepted.</Empty>
+                <Empty title="No refused calls">
+                  Calls refused by the signature layer this month would show here, by cause.
+                </Empty>
               )}
             </Section>
           </div>

@@ -226,7 +226,7 @@ describe('accounts', () => {
     }
   });
 
-  test('an --org that is not an id makes a new organization with the account', async ({ cw }) => {
+  test('an --org that is not an id makes a new, unmetered organization with the account', async ({ cw }) => {
     const made = await createAccount(
       cw.t.ctx.db.db,
       { email: 'founder@example.com', org: 'Acme Health', password: PASSWORD },
@@ -235,6 +235,6 @@ describe('accounts', () => {
     expect(made.orgId).toMatch(/^org_/);
     expect(made.orgId).not.toBe(cw.orgId);
     const { res } = await cw.signIn('founder@example.com', PASSWORD);
-    expect(json(res).data).toMatchObject({ orgId: made.orgId, orgName: 'Acme Health' });
+    expect(json(res).data).toMatchObject({ orgId: made.orgId, orgName: 'Acme Health', balanceUsd: null });
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect } from 'vitest';
 import { createConsoleWorld, json, PASSWORD, test, type ConsoleWorld } from './console-world.js';
 import { goodMeasurement, poorMeasurement } from './helpers.js';
 import { addMonthUsage } from '../src/store/metering.js';
+import { setTokenBalance } from '../src/domain/balance.js';
 import type { TestKey } from '../src/testing.js';
 
 const RAW = { rrIntervalsMs: [800, 810, 790], ppgSignal: [0.1, 0.2, 0.15], sampleRateHz: 30 };
@@ -212,6 +213,27 @@ describe('Billing', () => {
       await cw.close();
     }
   });
+});
+
+test('an unmetered organization reads null (unmetered) everywhere and cannot buy a pack (409)', async () => {
+  const cw = await createConsoleWorld({ env: { VITALS_CONSOLE_PAYMENTS: 'manual' } });
+  try {
+    await setTokenBalance(cw.t.ctx.db.db, cw.orgId, null);
+    expect(json(await cw.api({ url: '/api/v1/me' })).data.balanceUsd).toBeNull();
+    expect(json(await cw.api({ url: '/api/v1/overview' })).data.balanceUsd).toBeNull();
+    expect(json(await cw.api({ url: '/api/v1/billing' })).data.balanceUsd).toBeNull();
+    const buy = await cw.api({ method: 'POST', url: '/api/v1/billing/purchases', body: { packId: 'starter' } });
+    expect(buy.statusCode).toBe(409);
+    expect(json(buy).error.code).toBe('conflict');
+    expect(json(await cw.api({ url: '/api/v1/billing' })).data.purchases).toEqual([]);
+    // Once the operator sets a balance (0 included) the organization is metered and may buy.
+    await setTokenBalance(cw.t.ctx.db.db, cw.orgId, 0);
+    const ok = await cw.api({ method: 'POST', url: '/api/v1/billing/purchases', body: { packId: 'starter' } });
+    expect(ok.statusCode).toBe(201);
+    expect(json(ok).data.balanceUsd).toBe(10);
+  } finally {
+    await cw.close();
+  }
 });
 
 describe('Overview', () => {

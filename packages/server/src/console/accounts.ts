@@ -47,7 +47,7 @@ export async function getAccount(db: Kysely<Database>, id: string): Promise<Acco
 
 /**
  * Creates an account. `org` is an existing organization id (`org_...`), or the name of a new
- * organization made for the account (its balance never set: the organization's default).
+ * organization made for the account, unmetered as `orgs create` without a balance makes it.
  */
 export async function createAccount(
   db: Kysely<Database>,
@@ -64,7 +64,7 @@ export async function createAccount(
   if (await findAccountByEmail(db, email)) throw new AccountError(`an account with email ${email} exists`);
   if (orgArg.startsWith('org_') && !(await getOrg(db, orgArg))) throw new AccountError(`no organization ${orgArg}`);
   const passwordHash = await hashPassword(input.password, params);
-  const orgId = orgArg.startsWith('org_') ? orgArg : (await createOrg(db, orgArg.slice(0, 200), 0, now)).id;
+  const orgId = orgArg.startsWith('org_') ? orgArg : (await createOrg(db, orgArg.slice(0, 200), null, now)).id;
   const id = `acc_${pooledHex(12)}`;
   await db
     .insertInto('console_accounts')

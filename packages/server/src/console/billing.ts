@@ -3,10 +3,9 @@
  * exactly once per purchase, and spend by month over the organization's keys.
  */
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import type { ConsolePurchase } from '@vitals/protocol';
 import type { Database } from '../store/schema.js';
-import { microFromUsd, usdFromMicro } from '../store/orgs-keys.js';
+import { creditTokenBalance, microFromUsd, usdFromMicro } from '../store/orgs-keys.js';
 import { pooledHex } from '../ids.js';
 import type { PackToBuy, PaymentProvider } from './payments.js';
 
@@ -60,12 +59,7 @@ export async function completePurchase(db: Kysely<Database>, purchaseId: string,
       .select(['org_id', 'tokens_micro'])
       .where('id', '=', purchaseId)
       .executeTakeFirstOrThrow();
-    await tx
-      .updateTable('orgs')
-      .set({ token_balance_micro: sql`token_balance_micro + ${Number(p.tokens_micro)}` })
-      .where('id', '=', p.org_id)
-      .where('token_balance_micro', 'is not', null)
-      .execute();
+    await creditTokenBalance(tx, p.org_id, Number(p.tokens_micro));
     return true;
   });
 }

@@ -2,11 +2,11 @@
 import type { ConsoleDelivery, ConsoleEndpoint, ConsoleKey } from '@vitals/protocol';
 import { usdFromMicro, type KeyRecord, type OrgRecord } from '../store/orgs-keys.js';
 import type { DeliveryRow } from '../webhooks/journal.js';
+import { tokenBalanceView } from '../domain/balance.js';
 
-/** The organization's balance in dollars; null when it was never set (unmetered). */
+/** The organization's balance in dollars; null when it was never set (unmetered; domain/balance.ts). */
 export function balanceUsdOf(org: Pick<OrgRecord, 'tokenBalanceMicro'> | undefined): number | null {
-  const micro = org?.tokenBalanceMicro as number | null | undefined;
-  return micro === null || micro === undefined ? null : usdFromMicro(micro);
+  return tokenBalanceView(org).tokenBalanceUsd;
 }
 
 export function keyView(k: KeyRecord, lastUsedAt: number | null): ConsoleKey {

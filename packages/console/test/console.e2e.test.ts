@@ -400,6 +400,25 @@ test.skipIf(!chromium || !built)(
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const me = await page.evaluate(async () => (await fetch('/api/v1/me')).status);
     expect(me).toBe(401);
+
+    // --- Another organization, made by `accounts create` with a new name: unmetered, so Billing says
+    // so and offers no purchase; none of Acme's data shows.
+    const beta = await world.cli(
+      ['accounts', 'create', '--email', 'grace@example.com', '--org', 'Beta Clinic', '--password-stdin', '--json'],
+      `${PASSWORD}\n`,
+    );
+    expect(beta.orgId).not.toBe(orgId);
+    await page.getByLabel('Email').fill('grace@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await page.getByRole('heading', { name: 'Token packs' }).waitFor();
+    expect(await page.getByRole('region', { name: 'Token balance' }).textContent()).toContain('Unmetered');
+    expect(await page.getByRole('button', { name: 'Buy the starter pack' }).isDisabled()).toBe(true);
+    await shot('13-billing-unmetered');
+    await page.getByRole('link', { name: 'End users' }).click();
+    await page.getByText('No end users yet').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
     expect(pageErrors).toEqual([]);
   },
   240_000,

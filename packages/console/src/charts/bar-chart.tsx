@@ -15,7 +15,7 @@ const M = { top: 12, right: 12, bottom: 28, left: 40 };
 export function BarChart(props: { bars: Bar[]; label: string; unit: string }) {
   const { bars } = props;
   const max = Math.max(1, ...bars.map((b) => b.value));
-  const ticks = niceTicks(0, max, 4);
+  const ticks = niceTicks(0, max, 4, true);
   const y = linear([0, ticks[ticks.length - 1]], [H - M.bottom, M.top]);
   const slot = (W - M.left - M.right) / Math.max(1, bars.length);
   const bw = Math.max(2, slot * 0.7);

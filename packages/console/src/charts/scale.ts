@@ -9,8 +9,11 @@ export function linear(domain: [number, number], range: [number, number]): Scale
   return (v) => r0 + ((v - d0) / span) * (r1 - r0);
 }
 
-/** About `count` round tick values covering [min, max] (steps of 1, 2 or 5 times a power of ten). */
-export function niceTicks(min: number, max: number, count = 4): number[] {
+/**
+ * About `count` round tick values covering [min, max] (steps of 1, 2 or 5 times a power of ten);
+ * `integer` keeps steps whole (counts).
+ */
+export function niceTicks(min: number, max: number, count = 4, integer = false): number[] {
   if (!Number.isFinite(min) || !Number.isFinite(max)) return [0];
   if (max === min) {
     const pad = Math.abs(max) > 0 ? Math.abs(max) * 0.1 : 1;
@@ -19,7 +22,8 @@ export function niceTicks(min: number, max: number, count = 4): number[] {
   }
   const raw = (max - min) / Math.max(1, count);
   const pow = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
+  const nice = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? 10 * pow;
+  const step = integer ? Math.max(1, nice) : nice;
   const first = Math.floor(min / step) * step;
   const out: number[] = [];
   for (let v = first; v <= max + step * 1e-9; v += step) out.push(Number(v.toFixed(10)));

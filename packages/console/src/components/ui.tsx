@@ -105,11 +105,19 @@ export function Field(props: { label: string; hint?: string; children: Component
   );
 }
 
-export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
+export function Link(props: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  current?: boolean;
+  /** A fuller accessible name where the visible text repeats (a "Details" per row). */
+  label?: string;
+}) {
   return (
     <a
       href={hrefOf(props.to)}
       class={props.class}
+      aria-label={props.label}
       aria-current={props.current ? 'page' : undefined}
       onClick={(e) => onLinkClick(e as unknown as MouseEvent, props.to)}
     >

@@ -94,7 +94,9 @@ export function BillingPage() {
             {!b.purchase.enabled ? (
               <p class="muted">Buying packs is not enabled on this server. Ask your operator to credit your balance.</p>
             ) : !metered ? (
-              <p class="muted">This organization is unmetered: it needs no packs.</p>
+              <p class="muted">
+                This organization is unmetered: it needs no packs (your operator can give it a token balance).
+              </p>
             ) : null}
             <ul class="packs">
               {b.pricing.packs.map((p) => (

@@ -125,7 +125,7 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
       ) : null}
       {rows.length ? (
         <div class="table-wrap tight">
-          <table>
+          <table class="wrap-head">
             <caption class="sr-only">Webhook deliveries</caption>
             <thead>
               <tr>
@@ -151,7 +151,13 @@ export function Journal(props: { endpoints: Endpoint[]; refresh: number }) {
                   <td class="small nowrap">
                     {fmtDateTime(d.createdAt)}
                     <div class="mono muted tiny">{d.id}</div>
-                    {d.redeliveryOf ? <div class="muted tiny">{`redelivery of ${d.redeliveryOf}`}</div> : null}
+                    {d.redeliveryOf ? (
+                      <div class="muted tiny">
+                        redelivery of
+                        <br />
+                        <span class="mono">{d.redeliveryOf}</span>
+                      </div>
+                    ) : null}
                   </td>
                   <td>
                     <code>{d.event}</code>

@@ -99,7 +99,7 @@ export function KeysPage() {
       ) : null}
       {items.length ? (
         <div class="card table-card">
-          <table>
+          <table class="wrap-head">
             <caption class="sr-only">API keys</caption>
             <thead>
               <tr>
@@ -129,7 +129,7 @@ export function KeysPage() {
                     <div class="strong">
                       {k.name || 'Unnamed key'} {k.mode === 'test' ? <Badge tone="info">Test</Badge> : null}
                     </div>
-                    <code class="mono small">{k.keyId}</code>
+                    <code class="mono tiny">{k.keyId}</code>
                     <div class="muted small">Created {fmtDate(k.createdAt)}</div>
                   </td>
                   <td>{statusBadge(k)}</td>
@@ -151,18 +151,20 @@ export function KeysPage() {
                     )}
                   </td>
                   <td class="small">{k.lastUsedAt ? fmtDateTime(k.lastUsedAt) : <span class="muted">Never</span>}</td>
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      disabled={busy}
-                      onClick={() => setMode({ kind: 'edit', key: k })}
-                    >
-                      Edit
-                    </button>
-                    <button type="button" class="btn btn-small" disabled={busy} onClick={() => toggle(k)}>
-                      {k.status === 'active' ? 'Disable' : 'Enable'}
-                    </button>
+                  <td>
+                    <div class="row-actions stack">
+                      <button
+                        type="button"
+                        class="btn btn-small"
+                        disabled={busy}
+                        onClick={() => setMode({ kind: 'edit', key: k })}
+                      >
+                        Edit
+                      </button>
+                      <button type="button" class="btn btn-small" disabled={busy} onClick={() => toggle(k)}>
+                        {k.status === 'active' ? 'Disable' : 'Enable'}
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}

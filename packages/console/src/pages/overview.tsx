@@ -22,6 +22,55 @@ function daysOf(month: string, counts: Array<{ day: string; count: number }>) {
   });
 }
 
+/** Caps are per key (spec "Rate limits"): each key's use against its own caps. */
+function ByKey(props: { keys: NonNullable<Overview['keys']> }) {
+  const share = (used: number, cap: number | null) => (cap ? ` (${Math.round((used / cap) * 100)} %)` : '');
+  return (
+    <Section title="By key">
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">This month's use by key</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col" class="num">
+                Cloud time
+              </th>
+              <th scope="col" class="num">
+                Monthly quota
+              </th>
+              <th scope="col" class="num">
+                Token spend
+              </th>
+              <th scope="col" class="num">
+                Monthly cap
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.keys.map((k) => (
+              <tr key={k.keyId}>
+                <td>
+                  {k.name || 'Unnamed key'} <code class="muted tiny">{k.keyId}</code>
+                  {k.status !== 'active' ? <span class="muted small"> (disabled)</span> : null}
+                </td>
+                <td class="num">{`${fmtSeconds(k.cloudSeconds)}${share(k.cloudSeconds, k.quotaSecondsMonth)}`}</td>
+                <td class="num">
+                  {k.quotaSecondsMonth == null ? <span class="muted">None</span> : fmtSeconds(k.quotaSecondsMonth)}
+                </td>
+                <td class="num">{`${fmtUsd(k.tokensUsd)}${share(k.tokensUsd, k.tokenQuotaMonthUsd)}`}</td>
+                <td class="num">
+                  {k.tokenQuotaMonthUsd == null ? <span class="muted">None</span> : fmtUsd(k.tokenQuotaMonthUsd)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Section>
+  );
+}
+
 export function OverviewPage() {
   const [month, setMonth] = useState(monthOf(Date.now()));
   const { data, error, loading, reload } = useLoad(() => get<Overview>('/overview', { month }), [month]);
@@ -93,6 +142,7 @@ export function OverviewPage() {
               </Empty>
             )}
           </Section>
+          {data.keys && data.keys.length ? <ByKey keys={data.keys} /> : null}
           <div class="grid-2">
             <Section title="Quality mix">
               {data.qualityMix.good + data.qualityMix.fair + data.qualityMix.poor > 0 ? (
@@ -114,7 +164,9 @@ export function OverviewPage() {
                     }))}
                 />
               ) : (
-                <Empty title="No refused calls">Every signed call this month was accepted.</Empty>
+                <Empty title="No refused calls">
+                  Calls refused by the signature layer this month would show here, by cause.
+                </Empty>
               )}
             </Section>
           </div>

@@ -149,7 +149,7 @@ export function UsagePage() {
       ) : null}
       {rows.length ? (
         <div class="card table-card">
-          <table>
+          <table class="wrap-head tight">
             <caption class="sr-only">Usage log, newest first</caption>
             <thead>
               <tr>
@@ -167,14 +167,14 @@ export function UsagePage() {
             <tbody>
               {rows.map((r) => (
                 <tr key={r.id} class={fresh.has(r.id) ? 'fresh' : undefined}>
-                  <td class="nowrap small">
+                  <td class="small time-cell">
                     {fmtDateTime(r.time)}
                     <div class="mono muted tiny" title="Request id">
                       {r.requestId}
                     </div>
                   </td>
                   <td class="small">{keyName(r.keyId)}</td>
-                  <td class="mono small">
+                  <td class="mono small break">
                     <span class="method">{r.method}</span> {r.endpoint}
                   </td>
                   <td>

@@ -148,7 +148,12 @@ export function UserPage(props: { keyId: string; userRef: string }) {
                     <td class="num">{m.hrv?.rmssdMs == null ? '—' : `${fmtNumber(m.hrv.rmssdMs as number)} ms`}</td>
                     <td class="small">{m.origin === 'cloud' ? 'Cloud (attested)' : 'On device'}</td>
                     <td>
-                      <Link to={`/measurements/${encodeURIComponent(m.id)}`}>Details</Link>
+                      <Link
+                        to={`/measurements/${encodeURIComponent(m.id)}`}
+                        label={`Details of the measurement of ${fmtDateTime(m.createdAt)}`}
+                      >
+                        Details
+                      </Link>
                     </td>
                   </tr>
                 ))}

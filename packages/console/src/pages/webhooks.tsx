@@ -95,7 +95,7 @@ export function WebhooksPage() {
             extra={
               <p>
                 For <code class="mono">{secret.endpoint.url}</code>. Verify each delivery's <code>x-signature</code>{' '}
-                with it (docs: webhooks).
+                with it, over the raw body (the SDK's webhook verification does this for you).
               </p>
             }
             onDone={() => setSecret(null)}

@@ -6,7 +6,7 @@ import { createKey, createOrg } from '../store/orgs-keys.js';
 import type { AppContext } from '../context.js';
 
 /** On the very first start (no key at all), a development organization and key, printed once. */
-async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
+export async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
   const any = await ctx.db.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (any) return;
   const now = ctx.clock.now();

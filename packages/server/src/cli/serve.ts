@@ -27,6 +27,7 @@ export async function serve(config: Config, print: (line: string) => void): Prom
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   ctx.publicUrl = config.publicUrl ?? `http://${host}:${port}`;
   print(`listening on http://${host}:${port}`);
+  if (config.demo !== 'off') print(`demo: http://${host}:${port}/ (VITALS_DEMO=0 turns it off; docs/operating.md)`);
   return async () => {
     await app.close();
     await closeContext(ctx);

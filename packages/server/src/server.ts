@@ -13,7 +13,10 @@ import { sweepNonces } from './store/nonces.js';
 import { DAY_MS, sweepUsageLog } from './store/usage-retention.js';
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<{ app: FastifyInstance }> {
-  const app = await buildApp(ctx, { ...opts, plugins: [streamingPlugin, batchPlugin, demoPlugin, ...(opts.plugins ?? [])] });
+  const app = await buildApp(ctx, {
+    ...opts,
+    plugins: [streamingPlugin, batchPlugin, demoPlugin, ...(opts.plugins ?? [])],
+  });
   startNonceSweep(ctx, app);
   startUsageRetention(ctx, app);
   return { app };

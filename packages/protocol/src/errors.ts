@@ -18,6 +18,9 @@ export const ERROR_STATUS = {
   quota_exceeded: 403,
   // Not shown in the spec: a feature the key may not use (docs/decisions.md).
   feature_not_allowed: 403,
+  // Not shown: a browser request from another origin to a route that serves its own page only
+  // (the demo backend; docs/decisions.md, "The demo").
+  forbidden: 403,
   // Not shown: session-token failures on the HTTP fallback endpoints mirror the stream codes.
   token_invalid: 401,
   token_expired: 401,

@@ -7,4 +7,5 @@
 export * from './schemas/measurement.js';
 export * from './schemas/jobs.js';
 export * from './schemas/account.js';
+export * from './schemas/models.js';
 export * from './schemas/envelope.js';

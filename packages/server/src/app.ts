@@ -18,6 +18,7 @@ import { userRoutes } from './routes/users.js';
 import { logRoutes } from './routes/logs.js';
 import { authTestRoutes } from './routes/auth-test.js';
 import { publicRoutes } from './routes/public.js';
+import { modelRoutes } from './routes/models.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -82,6 +83,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
             description:
               'NCS1: headers x-key-id, x-timestamp, x-nonce, x-signature = Base64(HMAC-SHA256(hex(SHA-256(secret)), canonical string)).',
           },
+          ModelGrant: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A model grant from POST /sdk/v1/models/grant: `Authorization: Bearer <grant>`.',
+          },
         },
       },
     },
@@ -137,6 +143,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await measurementRoutes(app, ctx);
   await userRoutes(app, ctx);
   await logRoutes(app, ctx);
+  await modelRoutes(app, ctx);
   for (const plugin of opts.plugins ?? []) await plugin(app, ctx, sig);
 
   await app.ready();

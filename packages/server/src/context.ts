@@ -6,6 +6,7 @@ import type { Clock } from './clock.js';
 import type { DbHandle } from './store/db.js';
 import type { KeyRecord } from './store/orgs-keys.js';
 import { getKey } from './store/orgs-keys.js';
+import type { ModelBundle } from './models/bundle.js';
 
 export interface AppContext {
   config: Config;
@@ -19,6 +20,8 @@ export interface AppContext {
    * address once known.
    */
   publicUrl?: string;
+  /** The browser's model bundle (models/bundle.ts), read once per process on first use. */
+  modelBundle: () => Promise<ModelBundle>;
   /** Background work the process must finish or stop on close (timers, workers, sockets). */
   onClose: Array<() => Promise<void> | void>;
 }

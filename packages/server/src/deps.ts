@@ -9,6 +9,7 @@ import { openDatabase, type DbHandle, type OpenOptions } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { KeyCache, type AppContext } from './context.js';
+import { defaultBundleSources, modelBundle } from './models/bundle.js';
 import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/index.js';
 
 export function openStore(config: Config, extra: { pgSchema?: string } = {}): DbHandle {
@@ -47,6 +48,7 @@ export async function createContext(
     db,
     keys: new KeyCache(db),
     serverSecret: await serverSecret(db.db, config.serverSecret),
+    modelBundle: () => modelBundle(defaultBundleSources()),
     onClose: [],
     publicUrl: config.publicUrl,
   };

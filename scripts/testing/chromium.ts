@@ -1,36 +1,42 @@
 /**
- * The browser tests' Chromium (issue 15 §5; CONTRACT-BROWSER "Browser tests"): Debian's `chromium`
- * driven by `playwright-core` (which downloads no browser). `.ci/run` installs the package when it
- * is missing; a test file skips itself when `chromiumPath()` is undefined and says so loudly.
+ * The shared Chromium launcher of the browser tests (CONTRACT-BROWSER "Browser tests"): Debian's
+ * `chromium` driven by playwright-core, with the flags of BRIEF-COMMON and, for a camera page,
+ * Chromium's fake camera fed from a file (y4m or MJPEG; MJPEG always plays at 30 fps, so the
+ * tests resample to exactly 30 fps; the file loops).
  */
-import fs from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 
-const CANDIDATES = [process.env.VITALS_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/chromium/chromium'];
 
-/** The Chromium executable, or undefined when none is installed. */
+/** The Chromium binary: `CHROMIUM_PATH`, else Debian's; undefined when none is installed. */
 export function chromiumPath(): string | undefined {
-  return CANDIDATES.find((p): p is string => !!p && fs.existsSync(p));
+  const env = process.env.CHROMIUM_PATH;
+  if (env && existsSync(env)) return env;
+  return CANDIDATES.find((p) => existsSync(p));
 }
 
-/** The flags of BRIEF-COMMON.md, plus Chromium's fake camera fed from `fakeCameraFile` (y4m or MJPEG). */
+/** Launches headless Chromium; with `fakeCameraFile`, the page's camera plays that file (permission granted). */
 export async function launchChromium(opts: { fakeCameraFile?: string } = {}): Promise<Browser> {
   const executablePath = chromiumPath();
-  if (!executablePath) throw new Error('SKIPPED: Chromium not found (install Debian package "chromium")');
-  const args = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
-  if (opts.fakeCameraFile)
-    args.push(
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      `--use-file-for-fake-video-capture=${opts.fakeCameraFile}`,
-    );
+  if (!executablePath) throw new Error('Chromium not found (install Debian chromium or set CHROMIUM_PATH)');
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath, args, headless: true });
+  const args = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
+  args.push(
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    // Background tabs and occluded pages must not throttle the capture's timers and frames.
+    '--disable-background-timer-throttling',
+    '--disable-renderer-backgrounding',
+    '--disable-backgrounding-occluded-windows',
+  );
+  if (opts.fakeCameraFile) args.push(`--use-file-for-fake-video-capture=${opts.fakeCameraFile}`);
+  return chromium.launch({ executablePath, headless: true, args });
 }
 
-/** For `describe.skipIf(!HAVE_CHROMIUM)`: warns once, loudly, when the browser tests cannot run. */
-export function haveChromium(): boolean {
-  if (chromiumPath()) return true;
-  console.warn('SKIPPED: Chromium not found: the browser tests did not run (install Debian package "chromium")');
-  return false;
+/** For test files: call at the top; skips loudly when there is no Chromium. */
+export function chromiumOrSkip(): string | undefined {
+  const p = chromiumPath();
+  if (!p) console.warn('\n*** SKIPPED: Chromium not found: the browser tests did not run (install chromium). ***\n');
+  return p;
 }

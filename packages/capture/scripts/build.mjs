@@ -1,6 +1,6 @@
 // Builds the browser files into dist/browser (CONTRACT-BROWSER "Static files of the page"), run at
-// install (`prepare`): vitals-capture.js (ESM API + <vitals-measure>), estimator-worker.js (the
-// on-device engine), demo.js/.html/.css, and the shared chunks (Human + tfjs is its own chunk,
+// install (`prepare`): vitals-capture.js (ESM API + <vitals-measure>), tracker-worker.js (Human and
+// the tracker), estimator-worker.js (the on-device engine), demo.js/.html/.css, and the shared chunks (Human + tfjs is its own chunk,
 // loaded when a capture prepares). Everything is relative to /capture/; nothing comes from a CDN.
 import { build } from 'esbuild';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
@@ -17,6 +17,7 @@ await build({
   entryPoints: {
     'vitals-capture': path.join(pkg, 'src/browser.ts'),
     'estimator-worker': path.join(pkg, 'src/estimator-worker.ts'),
+    'tracker-worker': path.join(pkg, 'src/tracker-worker.ts'),
     demo: path.join(pkg, 'src/demo.ts'),
   },
   outdir: out,

@@ -4,24 +4,22 @@
  * delivered on the device (the engine in a Web Worker) or to the cloud (`StreamSession`, any
  * delivery mode), optionally also kept as a frames file.
  *
- * Detection runs on the main thread on a budget: the tracker analyses 4 frames a second; when the
- * detector's time would pass `detectBudget` of the wall clock (a slow device), the analysis rate
- * steps down to 2 Hz so the camera keeps its frame rate (crops never wait on detection for more
- * than one analysis interval).
+ * Threads: the main thread only draws each camera frame and hands its pixels to the tracker's
+ * worker (tracker-worker.ts: Human + the tracker, detection on a budget: 4 analyses a second,
+ * stepping down to 2 when the detector would take more than `detectBudget` of the wall clock); the
+ * packets come back and go to the estimator's worker (on the device), the `StreamSession` (cloud)
+ * and the frames file. A backlog over 1.5 s of frames drops new frames rather than growing.
  */
 import type { EngineEvent, EngineMeasurement } from '@vitals/engine';
-import type { Packet } from '@vitals/protocol';
 import { FramesWriter, SDK_VERSION, type FinalEvent, type StreamSession } from '@vitals/sdk';
-import { createHumanFaceDetector, FaceTracker, type HumanSession } from '@vitals/tracker';
 import { loadBundle, type LoadedBundle, type ModelGrant } from './bundle.js';
 import { CameraError, openCamera } from './camera.js';
 import { Emitter } from './emitter.js';
 import { FrameSource, type CameraFrame } from './frame-source.js';
 import { Guidance, GUIDANCE_MESSAGES, type GuidanceCode } from './guidance.js';
-import { loadBrowserHuman } from './human-browser.js';
 import type { WavePoint } from './on-device.js';
-import { packetBytes } from './packets.js';
 import type { OnDeviceResult } from './result.js';
+import type { FromTracker, ToTracker } from './tracker-protocol.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 export type CaptureMode = 'on-device' | 'cloud';
@@ -33,7 +31,8 @@ export interface CaptureEvents {
   hr: { hr: number; sqi: number; tMs: number };
   wave: WavePoint;
   engine: EngineEvent;
-  packet: Packet;
+  /** Each packet the tracker made (wire bytes; `type` is its first byte). */
+  packet: { type: number; bytes: Uint8Array };
 }
 
 export interface CaptureOutcome {
@@ -53,8 +52,10 @@ export interface CaptureStats {
   framesRead: number;
   framesWithFace: number;
   framesDropped: number;
-  /** Main-thread ms per camera frame: read back + tracking (detection included, averaged). */
+  /** Main-thread ms per camera frame: drawing it and reading its pixels back. */
   mainMsPerFrame: number;
+  /** Tracker-worker ms per frame: RGB conversion, tracking, detection (averaged), crop, packets. */
+  trackerMsPerFrame: number;
   /** Detector ms per analysis. */
   detectMsPerCall: number;
   /** Engine ms per face crop in the worker (on the device). */
@@ -75,6 +76,8 @@ export interface CaptureOptions {
   stream?: MediaStream;
   /** URL of estimator-worker.js; default beside this module. */
   workerUrl?: string | URL;
+  /** URL of tracker-worker.js; default beside this module. */
+  trackerWorkerUrl?: string | URL;
   /** Share of wall-clock time detection may take before the analysis rate steps down. Default 0.35. */
   detectBudget?: number;
 }
@@ -89,11 +92,44 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
-let humanOnce: Promise<HumanSession & { loadMs: number }> | null = null;
+interface TrackerWorker {
+  worker: Worker;
+  version: string;
+  backend: string;
+  loadMs: number;
+}
+
+/** Waits for the first message of `worker` that `pick` accepts (or an `error` message). */
+function nextMessage<T>(worker: Worker, pick: (d: FromTracker | FromWorker) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMsg = (e: MessageEvent<FromTracker | FromWorker>): void => {
+      if (e.data.t === 'error') {
+        done();
+        reject(new Error(e.data.message));
+        return;
+      }
+      const v = pick(e.data);
+      if (v !== undefined) {
+        done();
+        resolve(v);
+      }
+    };
+    const onErr = (e: ErrorEvent): void => {
+      done();
+      reject(new Error(`a capture worker failed: ${e.message}`));
+    };
+    const done = (): void => {
+      worker.removeEventListener('message', onMsg);
+      worker.removeEventListener('error', onErr);
+    };
+    worker.addEventListener('message', onMsg);
+    worker.addEventListener('error', onErr);
+  });
+}
 
 export class VitalsCapture extends Emitter<CaptureEvents> {
   private bundle: LoadedBundle | null = null;
-  private human: (HumanSession & { loadMs: number }) | null = null;
+  private tracker: TrackerWorker | null = null;
   private stream: MediaStream | null = null;
   private worker: Worker | null = null;
 
@@ -105,7 +141,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     return this.bundle?.modelsVersion;
   }
 
-  /** Camera, model bundle, detector and (on the device) the worker. Throws CameraError or BundleError. */
+  /** Camera, model bundle, detector and (on the device) the estimator. Throws CameraError or BundleError. */
   async prepare(mode: CaptureMode): Promise<void> {
     this.emit('state', { state: 'preparing' });
     const v = this.opts.video;
@@ -114,32 +150,29 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     v.setAttribute('playsinline', '');
     v.autoplay = true;
     const camera = (async () => {
+      if (this.stream) return;
       this.stream = this.opts.stream ?? (await openCamera());
       v.srcObject = this.stream;
       await v.play().catch(() => undefined);
       if (!v.videoWidth) await new Promise((r) => v.addEventListener('loadeddata', r, { once: true }));
     })();
     const models = (async () => {
+      if (this.tracker) return;
       const grant = typeof this.opts.grant === 'function' ? await this.opts.grant() : this.opts.grant;
       this.bundle = await loadBundle(grant);
-      const bundle = this.bundle;
-      humanOnce ??= loadBrowserHuman(bundle).catch((err: unknown) => {
-        humanOnce = null;
-        throw err;
-      });
-      this.human = await humanOnce;
+      this.tracker = await this.startTracker(this.bundle);
     })();
     const results = await Promise.allSettled([camera, models]);
     for (const r of results) if (r.status === 'rejected') throw r.reason;
-    if (mode === 'on-device') this.worker ??= await this.startWorker();
+    if (mode === 'on-device') this.worker ??= await this.startEstimator();
     this.emit('state', { state: 'ready' });
   }
 
   /** One measurement; resolves when it is complete (or rejects: aborted, failed). */
   async run(run: RunOptions): Promise<CaptureOutcome> {
-    if (!this.human || !this.bundle || !this.stream) throw new Error('prepare() first');
-    if (run.mode === 'on-device' && !this.worker) this.worker = await this.startWorker();
-    const human = this.human;
+    if (!this.tracker || !this.bundle || !this.stream) throw new Error('prepare() first');
+    if (run.mode === 'on-device' && !this.worker) this.worker = await this.startEstimator();
+    const tw = this.tracker;
     const bundle = this.bundle;
     const writer = run.keepFramesFile ? new FramesWriter() : null;
     const session = run.mode === 'cloud' ? run.session : undefined;
@@ -147,86 +180,76 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     if (session && session.state === 'idle') await session.start();
     const offSession = session?.on('hr', (e) => this.emit('hr', { hr: e.hr, sqi: e.sqi, tMs: e.tMs }));
 
-    const budget = this.opts.detectBudget ?? 0.35;
-    let detectMs = 0;
-    let detectCalls = 0;
-    let detectEma = NaN;
     let firstCropMs: number | undefined;
-    let trackMs = 0;
-    const toWorker: ArrayBuffer[] = [];
-    const tracker = new FaceTracker<CameraFrame>({
-      detector: createHumanFaceDetector(human),
-      keep: false,
-      onPacket: (p) => {
-        if (p.type === 1 && firstCropMs === undefined) firstCropMs = performance.now();
-        const bytes = packetBytes(p);
+    const deliver = (list: ArrayBuffer[]): void => {
+      const toEstimator: ArrayBuffer[] = [];
+      for (const buf of list) {
+        const bytes = new Uint8Array(buf);
+        if (bytes[0] === 1 && firstCropMs === undefined) firstCropMs = performance.now();
         writer?.addPacket(bytes);
         session?.sendPacket(bytes);
-        if (run.mode === 'on-device') toWorker.push(bytes.slice().buffer);
-        this.emit('packet', p);
-      },
-      onFrameDone: (f) => source.give(f.data),
-      onAnalysed: (a) => {
-        detectMs += a.ms;
-        detectCalls++;
-        detectEma = Number.isNaN(detectEma) ? a.ms : detectEma + 0.2 * (a.ms - detectEma);
-        if (tracker.analysisHz > 2 && detectEma * tracker.analysisHz > budget * 1000) tracker.setAnalysisHz(2);
-      },
-    });
+        if (run.mode === 'on-device') toEstimator.push(buf);
+        this.emit('packet', { type: bytes[0], bytes });
+      }
+      if (toEstimator.length)
+        this.worker?.postMessage({ t: 'packets', list: toEstimator } satisfies ToWorker, toEstimator);
+    };
 
     const guidance = new Guidance();
     const fpsWindow: number[] = [];
+    const started = new Map<number, number>();
     let t0 = NaN;
     let lastProgress = -1;
     let dropped = 0;
-    let pending = 0;
-    let chain: Promise<void> = Promise.resolve();
+    let inFlight = 0;
     let ended = false;
     let resolveEnd!: () => void;
     const endOfCapture = new Promise<void>((r) => (resolveEnd = r));
 
+    const onOut = (e: MessageEvent<FromTracker>): void => {
+      const m = e.data;
+      if (m.t !== 'out') return;
+      inFlight--;
+      deliver(m.packets);
+      const elapsed = (started.get(m.index) ?? t0) - t0;
+      started.delete(m.index);
+      const cur = m.current;
+      const change = guidance.update({
+        tSec: elapsed,
+        face: cur !== null,
+        widthFraction: cur?.widthFraction,
+        brightness: cur ? cur.brightness : m.frameLuma,
+        motion: cur?.motion,
+        fps: elapsed >= 1.5 ? fpsWindow.length : NaN,
+      });
+      if (change) {
+        const code = change.active[0] ?? null;
+        this.emit('guidance', { code, active: change.active, message: code ? GUIDANCE_MESSAGES[code] : null });
+      }
+      const fraction = Math.min(1, elapsed / run.durationSec);
+      if (fraction - lastProgress >= 0.01) {
+        lastProgress = fraction;
+        this.emit('progress', { fraction, elapsedSec: elapsed, durationSec: run.durationSec });
+      }
+    };
     const onFrame = (f: CameraFrame): void => {
-      if (ended) return source.give(f.data);
+      if (ended) return;
       if (Number.isNaN(t0)) t0 = f.tSec;
-      const elapsed = f.tSec - t0;
-      if (elapsed >= run.durationSec) {
+      if (f.tSec - t0 >= run.durationSec) {
         ended = true;
-        source.give(f.data);
         resolveEnd();
         return;
       }
       fpsWindow.push(f.tSec);
       while (fpsWindow.length && fpsWindow[0] < f.tSec - 1) fpsWindow.shift();
-      if (pending > 45) {
+      if (inFlight > 45) {
         dropped++;
-        return source.give(f.data);
+        return;
       }
-      pending++;
-      chain = chain.then(async () => {
-        const s = performance.now();
-        await tracker.push(f);
-        trackMs += performance.now() - s;
-        pending--;
-        if (toWorker.length) this.post({ t: 'packets', list: toWorker.splice(0) });
-        const cur = tracker.packetizer.current;
-        const change = guidance.update({
-          tSec: elapsed,
-          face: cur !== null,
-          widthFraction: cur?.widthFraction,
-          brightness: cur ? cur.brightness : f.luma,
-          motion: cur?.motion,
-          fps: elapsed >= 1.5 ? fpsWindow.length : NaN,
-        });
-        if (change) {
-          const code = change.active[0] ?? null;
-          this.emit('guidance', { code, active: change.active, message: code ? GUIDANCE_MESSAGES[code] : null });
-        }
-        const fraction = Math.min(1, elapsed / run.durationSec);
-        if (fraction - lastProgress >= 0.01) {
-          lastProgress = fraction;
-          this.emit('progress', { fraction, elapsedSec: elapsed, durationSec: run.durationSec });
-        }
-      });
+      inFlight++;
+      started.set(f.index, f.tSec);
+      const msg: ToTracker = { t: 'frame', ...f };
+      tw.worker.postMessage(msg, [f.rgba]);
     };
     const source = new FrameSource(this.opts.video, onFrame);
     const onAbort = (): void => {
@@ -235,33 +258,37 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     };
     run.signal?.addEventListener('abort', onAbort, { once: true });
 
+    tw.worker.addEventListener('message', onOut);
+    const offEstimator = this.worker ? this.listenEstimator() : () => undefined;
+    tw.worker.postMessage({ t: 'start', detectBudget: this.opts.detectBudget ?? 0.35 } satisfies ToTracker);
     this.emit('state', { state: 'measuring' });
-    const offWorker = this.worker ? this.listenWorker() : () => undefined;
     source.start();
     try {
       await endOfCapture;
       source.stop();
-      await chain;
       run.signal?.throwIfAborted();
-      await tracker.finish();
+      const finished = nextMessage(tw.worker, (d) => (d.t === 'finished' ? d : undefined));
+      tw.worker.postMessage({ t: 'finish' } satisfies ToTracker);
+      const fin = await finished;
+      deliver(fin.packets);
       this.emit('progress', { fraction: 1, elapsedSec: run.durationSec, durationSec: run.durationSec });
       this.emit('state', { state: 'finishing' });
-      if (toWorker.length) this.post({ t: 'packets', list: toWorker.splice(0) });
       const stats: CaptureStats = {
         framesRead: source.frames,
-        framesWithFace: tracker.packetizer.framesWithFace,
+        framesWithFace: fin.framesWithFace,
         framesDropped: dropped,
-        mainMsPerFrame: source.frames ? (source.readMs + trackMs) / source.frames : 0,
-        detectMsPerCall: detectCalls ? detectMs / detectCalls : 0,
+        mainMsPerFrame: source.frames ? source.readMs / source.frames : 0,
+        trackerMsPerFrame: fin.msPerFrame,
+        detectMsPerCall: fin.detectMsPerCall,
         firstCropMs,
-        analysisHz: tracker.analysisHz,
+        analysisHz: fin.analysisHz,
         bundleTransferBytes: bundle.transferBytes,
-        humanLoadMs: human.loadMs,
+        humanLoadMs: tw.loadMs,
       };
       const outcome: CaptureOutcome = { mode: run.mode, stats };
       if (writer) outcome.framesFile = writer.toBytes();
       if (run.mode === 'on-device') {
-        const r = await this.finishWorker(bundle.modelsVersion);
+        const r = await this.finishEstimator(bundle.modelsVersion);
         outcome.result = r.result;
         outcome.measurement = r.measurement;
         stats.workerMsPerFrame = r.msPerFrame;
@@ -279,40 +306,57 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
           // already closed
         }
       }
+      // The next run starts with fresh workers.
+      this.closeWorkers();
       throw err;
     } finally {
       source.stop();
-      offWorker();
+      tw.worker.removeEventListener('message', onOut);
+      offEstimator();
       offSession?.();
       run.signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  /** Stops the camera and the worker. */
+  /** Stops the camera and the workers. */
   close(): void {
     for (const t of this.stream?.getTracks() ?? []) t.stop();
     this.stream = null;
+    this.closeWorkers();
+  }
+
+  private closeWorkers(): void {
     this.worker?.terminate();
     this.worker = null;
+    this.tracker?.worker.terminate();
+    this.tracker = null;
   }
 
-  private post(m: ToWorker): void {
-    this.worker?.postMessage(m, m.t === 'packets' ? m.list : []);
+  private async startTracker(bundle: LoadedBundle): Promise<TrackerWorker> {
+    const url = this.opts.trackerWorkerUrl ?? new URL('./tracker-worker.js', import.meta.url);
+    const worker = new Worker(url, { type: 'module', name: 'vitals-tracker' });
+    const ready = nextMessage(worker, (d) => (d.t === 'ready' && 'version' in d ? d : undefined));
+    // Copies: the bundle stays usable for a later tracker.
+    const files: Record<string, ArrayBuffer> = {};
+    for (const [k, v] of bundle.files) files[k] = v.slice().buffer;
+    worker.postMessage({ t: 'init', files } satisfies ToTracker, Object.values(files));
+    try {
+      const r = await ready;
+      return { worker, version: r.version, backend: r.backend, loadMs: r.loadMs };
+    } catch (err) {
+      worker.terminate();
+      throw err;
+    }
   }
 
-  private async startWorker(): Promise<Worker> {
+  private async startEstimator(): Promise<Worker> {
     const url = this.opts.workerUrl ?? new URL('./estimator-worker.js', import.meta.url);
     const w = new Worker(url, { type: 'module', name: 'vitals-estimator' });
-    await new Promise<void>((resolve, reject) => {
-      w.addEventListener('message', (e: MessageEvent<FromWorker>) => e.data.t === 'ready' && resolve(), { once: true });
-      w.addEventListener('error', (e) => reject(new Error(`the estimator worker failed to start: ${e.message}`)), {
-        once: true,
-      });
-    });
+    await nextMessage(w, (d) => (d.t === 'ready' ? true : undefined));
     return w;
   }
 
-  private listenWorker(): () => void {
+  private listenEstimator(): () => void {
     const w = this.worker!;
     const fn = (e: MessageEvent<FromWorker>): void => {
       const m = e.data;
@@ -327,21 +371,11 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     return () => w.removeEventListener('message', fn);
   }
 
-  private finishWorker(modelsVersion: string): Promise<FromWorker & { t: 'result' }> {
+  private finishEstimator(modelsVersion: string): Promise<FromWorker & { t: 'result' }> {
     const w = this.worker!;
-    return new Promise((resolve, reject) => {
-      const fn = (e: MessageEvent<FromWorker>): void => {
-        if (e.data.t === 'result') {
-          w.removeEventListener('message', fn);
-          resolve(e.data);
-        } else if (e.data.t === 'error') {
-          w.removeEventListener('message', fn);
-          reject(new Error(e.data.message));
-        }
-      };
-      w.addEventListener('message', fn);
-      this.post({ t: 'finish', sdkVersion: SDK_VERSION, modelsVersion });
-    });
+    const result = nextMessage(w, (d) => (d.t === 'result' ? d : undefined));
+    w.postMessage({ t: 'finish', sdkVersion: SDK_VERSION, modelsVersion } satisfies ToWorker);
+    return result;
   }
 }
 

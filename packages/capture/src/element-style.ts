@@ -8,7 +8,7 @@ svg.guide { position: absolute; inset: 0; width: 100%; height: 100%; pointer-eve
 .guide ellipse { fill: none; stroke: rgba(255,255,255,.85); stroke-width: 3; stroke-dasharray: 10 8; }
 .guide .ring-bg { fill: none; stroke: rgba(255,255,255,.25); stroke-width: 8; }
 .guide .ring { fill: none; stroke: var(--accent); stroke-width: 8; stroke-linecap: round;
-  transform: rotate(-90deg); transform-origin: 50% 50%; transition: stroke-dashoffset .25s linear; }
+  transform: rotate(-90deg); transform-box: fill-box; transform-origin: center; transition: stroke-dashoffset .25s linear; }
 :host([data-face="ok"]) .guide ellipse { stroke: #37c871; stroke-dasharray: none; }
 .hud { position: absolute; left: 12px; right: 12px; bottom: 12px; display: flex; gap: 10px; align-items: flex-end;
   justify-content: space-between; }

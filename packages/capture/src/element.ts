@@ -146,6 +146,7 @@ export class VitalsMeasureElement extends HTMLElement {
       video: this.$('video') as HTMLVideoElement,
       grant: () => this.grantProvider!(),
       workerUrl: new URL('./estimator-worker.js', import.meta.url),
+      trackerWorkerUrl: new URL('./tracker-worker.js', import.meta.url),
     });
     const ring = this.$('.ring');
     const bar = this.$('.bar');

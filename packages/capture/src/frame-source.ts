@@ -1,13 +1,17 @@
 /**
  * Camera frames out of a `<video>`: every presented frame (requestVideoFrameCallback; a timer at
- * the track's rate where it is missing) drawn to a canvas and read back as RGB for the tracker.
- * Buffers come from a small pool the tracker gives back once a frame is cropped.
+ * the track's rate where it is missing) drawn to a canvas and read back as RGBA, which goes to the
+ * tracker's worker (transferred, not copied). This is all the main thread does per frame.
  */
-import type { TrackerFrame } from '@vitals/tracker';
 
-export interface CameraFrame extends TrackerFrame {
-  /** Mean luma of the whole frame, 0..1 (guidance when no face is found). */
-  luma: number;
+export interface CameraFrame {
+  index: number;
+  /** Presentation time, seconds (the page's clock). */
+  tSec: number;
+  width: number;
+  height: number;
+  /** RGBA pixels, `width * height * 4` bytes. */
+  rgba: ArrayBuffer;
 }
 
 interface VideoFrameMeta {
@@ -22,7 +26,6 @@ type RvfcVideo = HTMLVideoElement & {
 export class FrameSource {
   private readonly canvas: OffscreenCanvas | HTMLCanvasElement;
   private readonly ctx: OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D;
-  private readonly pool: Uint8Array[] = [];
   private index = 0;
   private handle = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -68,11 +71,6 @@ export class FrameSource {
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** Gives a frame's buffer back for reuse. */
-  give(buf: Uint8Array): void {
-    if (this.pool.length < 24 && buf.length === this.canvas.width * this.canvas.height * 3) this.pool.push(buf);
-  }
-
   private trackFps(stream: MediaStream): number {
     return stream.getVideoTracks()[0]?.getSettings().frameRate ?? 30;
   }
@@ -85,32 +83,12 @@ export class FrameSource {
     if (this.canvas.width !== w || this.canvas.height !== h) {
       this.canvas.width = w;
       this.canvas.height = h;
-      this.pool.length = 0;
     }
     this.ctx.drawImage(this.video, 0, 0, w, h);
-    const rgba = this.ctx.getImageData(0, 0, w, h).data;
-    const n = w * h;
-    const rgb = this.pool.pop() ?? new Uint8Array(n * 3);
-    let luma = 0;
-    for (let i = 0, j = 0; i < n; i++, j += 3) {
-      const r = rgba[i * 4];
-      const g = rgba[i * 4 + 1];
-      const b = rgba[i * 4 + 2];
-      rgb[j] = r;
-      rgb[j + 1] = g;
-      rgb[j + 2] = b;
-      if ((i & 15) === 0) luma += 0.299 * r + 0.587 * g + 0.114 * b;
-    }
+    const rgba = this.ctx.getImageData(0, 0, w, h).data.buffer as ArrayBuffer;
     this.readMs += performance.now() - t0;
     this.frames++;
-    this.onFrame({
-      index: this.index++,
-      tSec: nowMs / 1000,
-      data: rgb,
-      width: w,
-      height: h,
-      luma: luma / (n / 16) / 255,
-    });
+    this.onFrame({ index: this.index++, tSec: nowMs / 1000, width: w, height: h, rgba });
   }
 }
 

@@ -26,5 +26,6 @@ export {
   type ModelGrant,
 } from './bundle.js';
 export { loadBrowserHuman } from './human-browser.js';
+export type { FromTracker, ToTracker, TrackState } from './tracker-protocol.js';
 export { VitalsMeasureElement, defineVitalsMeasure, type MeasureResultDetail } from './element.js';
 export { renderResult, metricRows, DISCLAIMER, type ShownMeasurement } from './result-view.js';

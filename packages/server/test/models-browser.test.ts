@@ -9,14 +9,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { haveChromium, launchChromium } from '../../../scripts/testing/chromium.js';
+import { chromiumOrSkip, launchChromium } from '../../../scripts/testing/chromium.js';
 import { startTestServer, type TestKey, type TestServer } from '../src/testing.js';
 import { signModelGrant } from '../src/domain/model-grant.js';
 import { signedInject } from './helpers.js';
 
 type Probe = { status: number; code?: string; bytes?: number; sha256?: string };
 
-describe.skipIf(!haveChromium())('model grant in Chromium, from another origin', { timeout: 120_000 }, () => {
+describe.skipIf(!chromiumOrSkip())('model grant in Chromium, from another origin', { timeout: 120_000 }, () => {
   let s: TestServer;
   let key: TestKey;
   let app: http.Server;

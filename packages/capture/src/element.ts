@@ -97,6 +97,7 @@ export class VitalsMeasureElement extends HTMLElement {
     this.$('[data-start]').hidden = true;
     this.$('[data-cancel]').hidden = false;
     this.dataset.face = '';
+    this.$('.hr').firstChild!.textContent = '--';
     try {
       if (!this.grantProvider) throw Object.assign(new Error('No grant provider is set.'), { code: 'not_configured' });
       this.setStatus('Starting the camera and loading the face models…');
@@ -124,6 +125,9 @@ export class VitalsMeasureElement extends HTMLElement {
       else if (this.submitResult) shown = await this.submitResult(outcome.result!);
       else shown = outcome.result as ShownMeasurement;
       renderResult(this.$('.result'), shown);
+      // The live reading gives way to the result's own (none for a poor capture).
+      const final = shown.cardiac?.heartRate?.value;
+      this.$('.hr').firstChild!.textContent = final === undefined ? '--' : String(Math.round(final));
       this.setStatus('Done.');
       this.emitEvent('vitals-measure:result', { measurement: shown, outcome } satisfies MeasureResultDetail);
     } catch (err) {

@@ -1,7 +1,13 @@
 /**
- * Camera frames out of a `<video>`: every presented frame (requestVideoFrameCallback; a timer at
- * the track's rate where it is missing) drawn to a canvas and read back as RGBA, which goes to the
- * tracker's worker (transferred, not copied). This is all the main thread does per frame.
+ * Camera frames for the tracker, read back as RGBA and transferred (not copied) to the tracker's
+ * worker; this is all the main thread does per frame.
+ *
+ * Where the browser has `MediaStreamTrackProcessor` (Chromium), every frame the camera delivers is
+ * read from the track itself, stamped with its capture timestamp: none is lost because the page
+ * did not paint it (under load, `requestVideoFrameCallback` skipped a quarter of the frames in
+ * headless Chromium, and those gaps cost the pulse signal its quality). Elsewhere (Safari,
+ * Firefox), each presented frame of the `<video>` (requestVideoFrameCallback, or a timer at the
+ * track's rate), stamped with the frame's own capture or media time.
  */
 
 export interface CameraFrame {
@@ -18,6 +24,17 @@ interface VideoFrameMeta {
   mediaTime: number;
   captureTime?: number;
 }
+/** The slice of WebCodecs' VideoFrame used here (a CanvasImageSource). */
+interface VideoFrameLike {
+  /** Capture timestamp, microseconds. */
+  timestamp: number;
+  displayWidth: number;
+  displayHeight: number;
+  close(): void;
+}
+type ProcessorCtor = new (init: { track: MediaStreamTrack; maxBufferSize?: number }) => {
+  readable: ReadableStream<VideoFrameLike>;
+};
 type RvfcVideo = HTMLVideoElement & {
   requestVideoFrameCallback?: (cb: (now: number, meta: VideoFrameMeta) => void) => number;
   cancelVideoFrameCallback?: (id: number) => void;
@@ -31,6 +48,7 @@ export class FrameSource {
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = true;
   private lastMediaTime = -1;
+  private cancelTrack: (() => void) | undefined;
   /** Main-thread ms spent drawing and reading frames (docs/benchmarks.md). */
   readMs = 0;
   frames = 0;
@@ -48,12 +66,18 @@ export class FrameSource {
   start(): void {
     this.stopped = false;
     const v = this.video as RvfcVideo;
-    if (v.requestVideoFrameCallback) {
+    const track = v.srcObject instanceof MediaStream ? v.srcObject.getVideoTracks()[0] : undefined;
+    const Processor = (globalThis as { MediaStreamTrackProcessor?: ProcessorCtor }).MediaStreamTrackProcessor;
+    if (track && Processor) {
+      void this.readTrack(new Processor({ track, maxBufferSize: 8 }));
+    } else if (v.requestVideoFrameCallback) {
       const tick = (now: number, meta: VideoFrameMeta): void => {
         if (this.stopped) return;
         if (meta.mediaTime !== this.lastMediaTime) {
           this.lastMediaTime = meta.mediaTime;
-          this.read(now);
+          // The frame's own timestamp (capture time, else its media time), not the callback's:
+          // a busy main thread delays callbacks, and that jitter would land in the pulse signal.
+          this.read(meta.captureTime ?? (meta.mediaTime > 0 ? meta.mediaTime * 1000 : now));
         }
         this.handle = v.requestVideoFrameCallback!(tick);
       };
@@ -64,7 +88,31 @@ export class FrameSource {
     }
   }
 
+  /** Every frame of the camera track (Chromium's breakout box), until stopped. */
+  private async readTrack(p: { readable: ReadableStream<VideoFrameLike> }): Promise<void> {
+    const reader = p.readable.getReader();
+    this.cancelTrack = () => void reader.cancel().catch(() => undefined);
+    try {
+      for (;;) {
+        const { value: frame, done } = await reader.read();
+        if (done || !frame) return;
+        try {
+          if (!this.stopped) this.read(frame.timestamp / 1000, frame);
+        } finally {
+          frame.close();
+        }
+        if (this.stopped) return;
+      }
+    } catch {
+      // the track ended or the reader was cancelled
+    } finally {
+      reader.releaseLock();
+    }
+  }
+
   stop(): void {
+    this.cancelTrack?.();
+    this.cancelTrack = undefined;
     this.stopped = true;
     const v = this.video as RvfcVideo;
     if (this.handle && v.cancelVideoFrameCallback) v.cancelVideoFrameCallback(this.handle);
@@ -75,16 +123,16 @@ export class FrameSource {
     return stream.getVideoTracks()[0]?.getSettings().frameRate ?? 30;
   }
 
-  private read(nowMs: number): void {
+  private read(nowMs: number, frame?: VideoFrameLike): void {
     const t0 = performance.now();
-    const w = this.video.videoWidth;
-    const h = this.video.videoHeight;
+    const w = frame ? frame.displayWidth : this.video.videoWidth;
+    const h = frame ? frame.displayHeight : this.video.videoHeight;
     if (!w || !h) return;
     if (this.canvas.width !== w || this.canvas.height !== h) {
       this.canvas.width = w;
       this.canvas.height = h;
     }
-    this.ctx.drawImage(this.video, 0, 0, w, h);
+    this.ctx.drawImage((frame as unknown as CanvasImageSource) ?? this.video, 0, 0, w, h);
     const rgba = this.ctx.getImageData(0, 0, w, h).data.buffer as ArrayBuffer;
     this.readMs += performance.now() - t0;
     this.frames++;

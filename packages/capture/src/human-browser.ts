@@ -119,9 +119,17 @@ export async function loadBrowserHuman(bundle: LoadedBundle): Promise<HumanSessi
     backend: human.tf.getBackend(),
     loadMs: performance.now() - t0,
     async detectRgb(image: RgbImage, config: object) {
+      // float32 RGB (0-255), as the video pipeline gives Human; RGBA frames drop alpha here, on
+      // analysed frames only (2-4 a second), never on every frame.
       const px = image.data;
-      const f = new Float32Array(px.length);
-      for (let i = 0; i < px.length; i++) f[i] = px[i];
+      const c = image.channels ?? 3;
+      const n = image.width * image.height;
+      const f = new Float32Array(n * 3);
+      for (let i = 0, j = 0, k = 0; i < n; i++, j += 3, k += c) {
+        f[j] = px[k];
+        f[j + 1] = px[k + 1];
+        f[j + 2] = px[k + 2];
+      }
       const input = human.tf.tensor(f, [1, image.height, image.width, 3], 'float32');
       try {
         return await human.detect(input, config);

@@ -25,7 +25,7 @@ export type FromTracker =
       framesWithFace: number;
       detectMsPerCall: number;
       analysisHz: number;
-      /** Worker ms per frame: RGBA to RGB, tracking, detection (averaged), crop and packets. */
+      /** Worker ms per frame: tracking, detection (averaged), crop and packets. */
       msPerFrame: number;
     }
   | { t: 'error'; message: string };

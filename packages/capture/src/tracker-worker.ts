@@ -21,20 +21,13 @@ let human: (HumanSession & { loadMs: number }) | null = null;
 let tracker: FaceTracker | null = null;
 let out: ArrayBuffer[] = [];
 let stats = { detectMs: 0, detectCalls: 0, workMs: 0, frames: 0, ema: NaN };
-const pool: Uint8Array[] = [];
 let chain: Promise<void> = Promise.resolve();
 
-function rgbOf(rgba: Uint8ClampedArray, n: number): { rgb: Uint8Array; luma: number } {
-  let rgb = pool.pop();
-  if (!rgb || rgb.length !== n * 3) rgb = new Uint8Array(n * 3);
+/** Mean BT.601 luma (0..1) of every 16th pixel: the guidance when no face is tracked. */
+function lumaOf(rgba: Uint8Array, n: number): number {
   let luma = 0;
-  for (let i = 0, j = 0, k = 0; i < n; i++, j += 3, k += 4) {
-    rgb[j] = rgba[k];
-    rgb[j + 1] = rgba[k + 1];
-    rgb[j + 2] = rgba[k + 2];
-    if ((i & 15) === 0) luma += 0.299 * rgba[k] + 0.587 * rgba[k + 1] + 0.114 * rgba[k + 2];
-  }
-  return { rgb, luma: luma / Math.ceil(n / 16) / 255 };
+  for (let i = 0; i < n; i += 16) luma += 0.299 * rgba[i * 4] + 0.587 * rgba[i * 4 + 1] + 0.114 * rgba[i * 4 + 2];
+  return luma / Math.ceil(n / 16) / 255;
 }
 
 async function handle(m: ToTracker): Promise<void> {
@@ -51,7 +44,6 @@ async function handle(m: ToTracker): Promise<void> {
       detector: createHumanFaceDetector(human),
       keep: false,
       onPacket: (p) => out.push(packetBytes(p).buffer as ArrayBuffer),
-      onFrameDone: (f) => pool.length < 16 && pool.push(f.data),
       onAnalysed: (a) => {
         stats.detectMs += a.ms;
         stats.detectCalls++;
@@ -63,9 +55,17 @@ async function handle(m: ToTracker): Promise<void> {
   } else if (m.t === 'frame') {
     if (!tracker) return;
     const t0 = performance.now();
-    const n = m.width * m.height;
-    const { rgb, luma } = rgbOf(new Uint8ClampedArray(m.rgba), n);
-    const frame: TrackerFrame = { index: m.index, tSec: m.tSec, data: rgb, width: m.width, height: m.height };
+    const rgba = new Uint8Array(m.rgba);
+    const luma = lumaOf(rgba, m.width * m.height);
+    // RGBA as the canvas gave it: the crop reads the face region only, Human converts analysed frames.
+    const frame: TrackerFrame = {
+      index: m.index,
+      tSec: m.tSec,
+      data: rgba,
+      width: m.width,
+      height: m.height,
+      channels: 4,
+    };
     await tracker.push(frame);
     stats.workMs += performance.now() - t0;
     stats.frames++;

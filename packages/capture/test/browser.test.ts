@@ -118,6 +118,15 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
         `${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}&keepFrames=1`,
       );
       await page.screenshot({ path: path.join(shots, 'on-device-result.png'), fullPage: true });
+      const kept = await page.evaluate(() => {
+        const el = document.querySelector('vitals-measure') as unknown as {
+          lastOutcome?: { framesFile?: Uint8Array; stats: unknown; measurement?: { stats: unknown } };
+        };
+        const o = el.lastOutcome;
+        return { file: Array.from(o?.framesFile ?? []), stats: { capture: o?.stats, engine: o?.measurement?.stats } };
+      });
+      framesFile = Uint8Array.from(kept.file);
+      console.log('on-device capture', JSON.stringify(kept.stats), JSON.stringify(onDevice.detail.quality));
       expect(onDevice.ok, JSON.stringify(onDevice.detail)).toBe(true);
       const m = onDevice.detail;
       expect(m).toMatchObject({ origin: 'on_device', attested: false, source: 'web', sdkVersion: '0.1.0' });
@@ -127,14 +136,6 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       expect(await client.measurements.get(m.id)).toEqual(m);
       expect(Math.abs(m.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
       expect(onDevice.hr.length).toBeGreaterThan(0); // live hr events from the worker
-      const kept = await page.evaluate(() => {
-        const el = document.querySelector('vitals-measure') as unknown as {
-          lastOutcome: { framesFile: Uint8Array; stats: unknown };
-        };
-        return { file: Array.from(el.lastOutcome.framesFile), stats: el.lastOutcome.stats };
-      });
-      framesFile = Uint8Array.from(kept.file);
-      console.log('on-device capture stats', JSON.stringify(kept.stats));
       await ctx.close();
     }, 180_000);
 

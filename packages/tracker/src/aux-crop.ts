@@ -22,7 +22,7 @@ export function auxSquare(face: Box): Box {
 
 /** 448x448 RGB of the face (with context) in `image`, ready for JPEG encoding. */
 export function auxRgb(image: RgbImage, face: Box): Uint8Array {
-  return cropResizeRgb(image.data, image.width, image.height, auxSquare(face), AUX_SIZE, AUX_SIZE);
+  return cropResizeRgb(image.data, image.width, image.height, auxSquare(face), AUX_SIZE, AUX_SIZE, image.channels ?? 3);
 }
 
 /** Encodes 448x448 RGB aux crops to JPEG, in order; `finish` waits for the last one. */

@@ -8,10 +8,12 @@
 import type { Box } from '@vitals/protocol';
 
 export interface RgbImage {
-  /** Interleaved RGB, `width * height * 3` bytes. */
+  /** Interleaved RGB (`width * height * 3` bytes), or RGBA with `channels: 4` (alpha ignored). */
   data: Uint8Array;
   width: number;
   height: number;
+  /** 3 (RGB, the default) or 4 (RGBA as a canvas gives it: no per-frame conversion needed). */
+  channels?: 3 | 4;
 }
 
 export interface HeadAngles {

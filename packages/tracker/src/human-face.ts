@@ -29,7 +29,7 @@ export interface HumanSession {
   readonly version: string;
   /** Backend name, reported in the detector's name (`wasm`, `webgl`, ...). */
   readonly backend: string;
-  /** One Human `detect` on interleaved RGB with `config` (the session builds and disposes the tensor). */
+  /** One Human `detect` on the image (RGB, or RGBA with `channels: 4`) with `config`; the session builds and disposes the tensor. */
   detectRgb(image: RgbImage, config: object): Promise<{ face: HumanFace[]; error?: string | null }>;
   /** Ends the lease of the loaded Human. */
   release?(): void;

@@ -87,7 +87,7 @@ export class Packetizer {
     this.faceWidthsPx.push(s.box.width * this.opts.scaleBack);
     this.updateMotion(t, box);
 
-    const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box);
+    const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box, undefined, undefined, frame.channels ?? 3);
     const brightness = meanLuma(pixels);
     this.out({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
 

@@ -20,7 +20,13 @@ export default tseslint.config(
   },
   {
     // Isomorphic packages: no Node APIs (STYLE habit 6).
-    files: ['packages/protocol/src/**/*.ts', 'packages/engine/src/**/*.ts', 'packages/sdk/src/core/**/*.ts'],
+    files: [
+      'packages/protocol/src/**/*.ts',
+      'packages/engine/src/**/*.ts',
+      'packages/sdk/src/core/**/*.ts',
+      'packages/tracker/src/**/*.ts',
+      'packages/capture/src/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'crypto', 'buffer', 'stream'] }],
       'no-restricted-globals': ['error', 'Buffer', 'process', 'require', '__dirname'],

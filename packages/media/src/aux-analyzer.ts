@@ -8,7 +8,7 @@
  * unilateral), and takes its share from the other seven, so the eight still sum to 1.
  */
 import jpeg from 'jpeg-js';
-import { invalidateTrackCache, toDetectedFace } from './human-detector.js';
+import { toDetectedFace } from '@vitals/tracker';
 import { BASE_CONFIG, loadHuman, type HumanFace } from './human-runtime.js';
 
 export const EMOTION_CLASSES = [
@@ -152,7 +152,7 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
         return Promise.resolve({});
       }
       return runtime.runExclusive(async () => {
-        invalidateTrackCache(); // this call replaces Human's cached boxes
+        // Full detections on the shared instance: no tracker leases it, so no tracking state is touched.
         const input = runtime.tensorFromRgb(image.data, image.width, image.height);
         try {
           const result = await runtime.human.detect(input, AUX_CONFIG);

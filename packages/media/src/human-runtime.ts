@@ -3,28 +3,23 @@
  * package's own `models/` folder and the WASM binaries from @tensorflow/tfjs-backend-wasm's
  * `dist/` folder: nothing is fetched from a network, ever (RPPG-NOTES 4C).
  *
- * Human keeps its detector cache in module state, so there is exactly one instance per process
- * and every call goes through `runExclusive` (one inference at a time; WASM is single-threaded
- * here anyway).
+ * Human keeps its detector cache (the boxes FaceMesh tracks from) and its models in module state.
+ * `loadHuman()` is the process's shared instance for stateless calls (the aux analyzer's full
+ * detections); a tracker leases an instance of its own with `leaseHuman()` (a fresh evaluation of
+ * Human's module, pooled and reused after release), so its tracking never depends on another job
+ * (issue 15 §2, issue 17). Every inference in the process goes through one queue (`runExclusive`):
+ * tfjs-wasm is single-threaded, and interleaved async detections would only contend.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { HUMAN_BASE_CONFIG, type HumanFace, type HumanSession } from '@vitals/tracker';
+
+export type { HumanFace } from '@vitals/tracker';
 
 const require = createRequire(import.meta.url);
 
-/** The slice of Human's API we use (its own typings pull in DOM types). */
-export interface HumanFace {
-  score: number;
-  boxScore: number;
-  faceScore: number;
-  box: [number, number, number, number];
-  mesh: [number, number, number?][];
-  rotation?: { angle: { roll: number; yaw: number; pitch: number } } | null;
-  emotion?: { score: number; emotion: string }[];
-  annotations: Record<string, [number, number, number?][]>;
-}
 interface HumanTensor {
   dispose(): void;
 }
@@ -93,43 +88,45 @@ function fileRouter(url: string | string[]): unknown {
 }
 
 /** Everything off except the face models we use; per-call configs switch iris and emotion. */
-export const BASE_CONFIG = {
-  backend: 'wasm',
-  debug: false,
-  async: true,
-  warmup: 'none',
-  cacheModels: false,
-  cacheSensitivity: 0,
-  filter: { enabled: false },
-  face: {
-    enabled: true,
-    detector: {
-      enabled: true,
-      rotation: false,
-      maxDetected: 5,
-      minConfidence: 0.5,
-      iouThreshold: 0.1,
-      skipFrames: 0,
-      skipTime: 0,
-      return: false,
-    },
-    mesh: { enabled: true, keepInvalid: false },
-    iris: { enabled: true },
-    emotion: { enabled: true, minConfidence: 0, skipFrames: 0, skipTime: 0 },
-    description: { enabled: false },
-    antispoof: { enabled: false },
-    liveness: { enabled: false },
-    attention: { enabled: false },
-    gear: { enabled: false },
-  },
-  body: { enabled: false },
-  hand: { enabled: false },
-  object: { enabled: false },
-  gesture: { enabled: false },
-  segmentation: { enabled: false },
-};
+export const BASE_CONFIG = HUMAN_BASE_CONFIG;
 
 let runtime: Promise<HumanRuntime> | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+const idle: HumanRuntime[] = [];
+let routerRegistered = false;
+
+function runExclusive<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+/**
+ * A Human instance for one tracker alone (models loaded, ~0.3 s for a new one; reused from a pool
+ * when another tracker released one). Its first call must be a fresh detection (the tracker's is).
+ */
+export async function leaseHuman(): Promise<HumanSession> {
+  const rt = idle.pop() ?? (await create(true));
+  let leased = true;
+  return {
+    version: rt.version,
+    backend: 'wasm',
+    detectRgb: (image, config) =>
+      rt.runExclusive(async () => {
+        const input = rt.tensorFromRgb(image.data, image.width, image.height);
+        try {
+          return await rt.human.detect(input, config);
+        } finally {
+          input.dispose();
+        }
+      }),
+    release() {
+      if (!leased) return;
+      leased = false;
+      if (idle.length < 4) idle.push(rt);
+    },
+  };
+}
 
 /** Loads Human once per process (about 0.3 s and ~60 MB); later calls share it. */
 export function loadHuman(): Promise<HumanRuntime> {
@@ -140,35 +137,41 @@ export function loadHuman(): Promise<HumanRuntime> {
   return runtime;
 }
 
-async function create(): Promise<HumanRuntime> {
+async function create(separate = false): Promise<HumanRuntime> {
   const dir = humanPackageDir();
   const modelDir = path.join(dir, 'models');
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + path.sep;
-  const { Human } = require(path.join(dir, 'dist', 'human.node-wasm.js')) as {
+  const main = path.join(dir, 'dist', 'human.node-wasm.js');
+  // A separate instance is a fresh evaluation of Human's module (its own detector cache and model
+  // handles); tfjs stays shared through require's cache.
+  if (separate) delete require.cache[require.resolve(main)];
+  const { Human } = require(main) as {
     Human: new (config: object) => HumanInstance;
   };
+  // A tracker's own instance needs BlazeFace and FaceMesh only (iris and emotion stay with the shared one).
+  const face = separate
+    ? { ...BASE_CONFIG.face, iris: { enabled: false }, emotion: { enabled: false } }
+    : BASE_CONFIG.face;
   const human = new Human({
     ...BASE_CONFIG,
+    face,
     wasmPath: wasmDir,
     modelBasePath: pathToFileURL(modelDir).href + '/',
   });
-  human.tf.io.registerLoadRouter(fileRouter);
+  // tfjs is shared by every instance: its IO router is registered once (two would both match).
+  if (!routerRegistered) human.tf.io.registerLoadRouter(fileRouter);
+  routerRegistered = true;
   await human.load();
   const loaded = human.models.loaded();
   if (!loaded.includes('blazeface') || !loaded.includes('facemesh')) {
     throw new Error(`face models did not load from ${modelDir} (loaded: ${loaded.join(', ') || 'none'})`);
   }
-  let queue: Promise<unknown> = Promise.resolve();
   return {
     human,
     version: human.version,
     modelDir,
     loaded,
-    runExclusive<T>(fn: () => Promise<T>): Promise<T> {
-      const next = queue.then(fn, fn);
-      queue = next.catch(() => undefined);
-      return next;
-    },
+    runExclusive,
     tensorFromRgb(data, width, height) {
       // float32 (0-255) spares Human's own int-to-float cast of the whole frame.
       return human.tf.tensor(new Float32Array(data), [1, height, width, 3], 'float32');

@@ -5,12 +5,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { AUX_SIZE, type BoxKalmanOptions, type Packet } from '@vitals/protocol';
-import { decodeFrames, DecodeError, FramePool, readFrameTimes } from './decode.js';
-import type { FaceDetector } from './detector.js';
+import { decodeFrames, DecodeError, FramePool, readFrameTimes, type DecodedFrame } from './decode.js';
+import { FaceTracker, type FaceDetector, type Packetizer } from '@vitals/tracker';
 import { resolveFfmpeg, type FfmpegPaths } from './ffmpeg.js';
 import { createHumanDetector } from './human-detector.js';
 import { JpegStreamEncoder } from './jpeg-encoder.js';
-import { Packetizer } from './packetizer.js';
 import { probeVideo, type ProbeInfo } from './probe.js';
 import {
   faceRejection,
@@ -22,7 +21,6 @@ import {
   type VideoStats,
   sizeRejection,
 } from './rules.js';
-import { FrameScheduler, largestFace, type ScheduledFrame } from './schedule.js';
 
 export type { VideoResult, VideoStats } from './rules.js';
 
@@ -33,7 +31,7 @@ export interface VideoOptions {
   onProgress?: (fraction: number) => void;
   /** Aborting kills ffmpeg and rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Face detector; defaults to the shared Human detector. */
+  /** Face detector, used by this video alone; defaults to a Human detector leased for this call. */
   detector?: FaceDetector;
   /** Landmark analyses per second (other frames are interpolated). Default 4. */
   analysisHz?: number;
@@ -86,6 +84,8 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
     if (err instanceof DecodeError)
       return reject('unsupported_media', 'The video stream could not be decoded.', baseStats(info));
     throw err;
+  } finally {
+    if (!opts.detector) detector.release?.();
   }
   const stats = videoStats(info, run, detector.name);
   opts.onProgress?.(1);
@@ -144,7 +144,7 @@ interface FaceRun {
   durationSec: number;
 }
 
-/** The decode loop: analyse a subsample of frames, interpolate the rest, packetize in order. */
+/** The decode loop: frames from ffmpeg into the face tracker (@vitals/tracker), packets in order. */
 async function followFaces(
   file: string,
   info: ProbeInfo,
@@ -154,31 +154,23 @@ async function followFaces(
   opts: VideoOptions,
 ): Promise<FaceRun> {
   const size = decodeSize(info);
-  const analysisPeriod = 1 / (opts.analysisHz ?? 4);
-  const redetectSec = opts.redetectSec ?? 2;
   const nominalFps = Number.isFinite(info.fps) ? info.fps : 30;
   const progress = progressReporter(
     opts.onProgress,
     Number.isFinite(info.frameCount) ? info.frameCount : info.durationSec * nominalFps,
   );
-  const track = {};
-  const scheduler = new FrameScheduler();
   const pool = new FramePool(size.width * size.height * 3);
   const auxEncoder = opts.aux ? new JpegStreamEncoder(bins.ffmpeg, AUX_SIZE, AUX_SIZE) : null;
-  const packetizer = new Packetizer({
-    aux: auxEncoder,
+  const tracker = new FaceTracker<DecodedFrame>({
+    detector,
+    analysisHz: opts.analysisHz,
+    redetectSec: opts.redetectSec,
+    nominalFps,
     scaleBack: size.scaleBack,
     kalman: opts.kalman ?? VIDEO_KALMAN,
+    aux: auxEncoder,
+    onFrameDone: (frame) => pool.give(frame.data),
   });
-  const emit = (list: ScheduledFrame[]): void => {
-    for (const s of list) {
-      packetizer.push(s);
-      pool.give(s.frame.data);
-    }
-  };
-  let nextAnalysis = -Infinity;
-  let nextFresh = -Infinity;
-  let lastFaceSeen = false;
   const stamps: number[] = [];
   try {
     for await (const frame of decodeFrames(bins.ffmpeg, file, {
@@ -189,22 +181,11 @@ async function followFaces(
       signal: opts.signal,
     })) {
       stamps.push(frame.tSec);
-      // Half a frame of slack so the analysed frames keep a steady stride (30 fps at 4 Hz: 7 or 8).
-      if (frame.tSec >= nextAnalysis - 0.5 / nominalFps) {
-        const fresh = frame.tSec >= nextFresh || !lastFaceSeen;
-        const faces = await detector.detect(frame, { fresh, track });
-        if (fresh) nextFresh = frame.tSec + redetectSec;
-        nextAnalysis = frame.tSec + analysisPeriod;
-        const face = largestFace(faces);
-        lastFaceSeen = face !== null;
-        emit(scheduler.analysed(frame, { face, faceCount: faces.length }));
-      } else {
-        scheduler.hold(frame);
-      }
+      await tracker.push(frame);
       progress(frame.index);
     }
-    emit(scheduler.flush());
-    return { packets: await packetizer.finish(), packetizer, durationSec: spanWithLastFrame(stamps) };
+    const packets = await tracker.finish();
+    return { packets, packetizer: tracker.packetizer, durationSec: spanWithLastFrame(stamps) };
   } catch (err) {
     auxEncoder?.kill();
     throw err;

@@ -14,7 +14,11 @@ import { resolveFfmpeg } from '../src/index.js';
 const run = promisify(execFile);
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-export const UBFC_SAMPLE = path.resolve(REPO, '../shared/data/ubfc2/subject3/vid.mp4');
+/** ../shared/data beside the checkout (a git worktree sits one level deeper: ../../shared/data). */
+export const SHARED_DATA =
+  [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../shared/data')].find((d) => existsSync(d)) ??
+  path.resolve(REPO, '../shared/data');
+export const UBFC_SAMPLE = path.join(SHARED_DATA, 'ubfc2/subject3/vid.mp4');
 export const HAS_UBFC = existsSync(UBFC_SAMPLE);
 
 /** Skin tone of the drawn "faces" (RGB) and the ffmpeg colour that draws it. */

@@ -183,7 +183,7 @@ describe('telemetry from landmarks', () => {
         detector: {
           name: 'mesh-stub',
           detect: async (img) =>
-            (await skinDetector.detect(img, { fresh: true, track: {} })).map((f) => ({
+            (await skinDetector.detect(img, { fresh: true })).map((f) => ({
               ...f,
               mesh,
               angles: { yawDeg: 30, pitchDeg: -90, rollDeg: 0 },

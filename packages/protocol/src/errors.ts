@@ -19,7 +19,8 @@ export const ERROR_STATUS = {
   // Not shown in the spec: a feature the key may not use (docs/decisions.md).
   feature_not_allowed: 403,
   // Not shown: a console call refused for what it is, not who sends it (a cross-site state change,
-  // purchases the operator has not enabled; docs/console.md).
+  // purchases the operator has not enabled; docs/console.md), and a browser request from another
+  // origin to a route that serves its own page only (the demo backend; docs/decisions.md, "The demo").
   forbidden: 403,
   // Not shown: session-token failures on the HTTP fallback endpoints mirror the stream codes.
   token_invalid: 401,

@@ -7,5 +7,6 @@
 export * from './schemas/measurement.js';
 export * from './schemas/jobs.js';
 export * from './schemas/account.js';
+export * from './schemas/models.js';
 export * from './schemas/envelope.js';
 export * from './schemas/console.js';

@@ -93,6 +93,34 @@ describe('measurements', () => {
     expect((await c.measurements.get(stored.id, { advanced: true })).raw).toEqual(raw);
   });
 
+  it('submitOnDevice: the result from the page stored in one line, with the userRef of the backend, page extras dropped', async () => {
+    const { c } = await client();
+    const fromPage = {
+      ...goodMeasurement,
+      source: 'web',
+      sdkVersion: '0.1.0',
+      modelsVersion: 'human-3.3.6+0123456789ab',
+      origin: 'cloud',
+      attested: true,
+      userRef: 'chosen-by-the-page',
+      sneaky: 'x',
+    };
+    const stored = await c.measurements.submitOnDevice(fromPage, { userRef: 'user-7' });
+    expect(stored).toMatchObject({ origin: 'on_device', attested: false, source: 'web', userRef: 'user-7' });
+    expect(stored).toMatchObject({ sdkVersion: '0.1.0', modelsVersion: 'human-3.3.6+0123456789ab' });
+    expect(stored).not.toHaveProperty('sneaky');
+    expect(() => c.measurements.submitOnDevice('not an object')).toThrow(/must be an object/);
+  });
+
+  it('models.grant mints a grant for the page', async () => {
+    const { c } = await client();
+    const g = await c.models.grant({ ttlSec: 60 });
+    expect(g.grant.length).toBeGreaterThan(20);
+    expect(g.manifestUrl).toMatch(/\/sdk\/v1\/models\/manifest$/);
+    expect(g.modelsVersion).toMatch(/^human-/);
+    await expect(c.models.grant({ ttlSec: 5 })).rejects.toMatchObject({ code: 'validation_error', status: 400 });
+  });
+
   it('another key gets a plain 404', async () => {
     const a = await client();
     const b = await client();

@@ -21,6 +21,7 @@ import { logRoutes } from './routes/logs.js';
 import { authTestRoutes } from './routes/auth-test.js';
 import { publicRoutes } from './routes/public.js';
 import { consolePlugin } from './console/index.js';
+import { modelRoutes } from './routes/models.js';
 
 export interface BuildOptions {
   /** Pino logger options, or false for none (tests). */
@@ -103,6 +104,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
             description:
               'NCS1: headers x-key-id, x-timestamp, x-nonce, x-signature = Base64(HMAC-SHA256(hex(SHA-256(secret)), canonical string)).',
           },
+          ModelGrant: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A model grant from POST /sdk/v1/models/grant: `Authorization: Bearer <grant>`.',
+          },
         },
       },
     },
@@ -167,6 +173,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await userRoutes(app, ctx);
   await logRoutes(app, ctx);
   await consolePlugin(app, ctx);
+  await modelRoutes(app, ctx);
   for (const plugin of opts.plugins ?? []) await plugin(app, ctx, sig);
 
   await app.ready();

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ipaddr from 'ipaddr.js';
 
 export interface Config {
   readonly dataDir: string;
@@ -34,7 +35,17 @@ export interface Config {
   readonly consoleDir: string;
   /** The console's payment provider (VITALS_CONSOLE_PAYMENTS: none | manual; console/payments.ts). */
   readonly consolePayments: 'none' | 'manual';
+  /**
+   * The demo page at `/` and its backend routes `/demo/api/*` (docs/operating.md, "The demo"):
+   * `loopback` (the default on a loopback listener: on, for loopback Host names only), `on`
+   * (`VITALS_DEMO=1`: any Host), `off` (`VITALS_DEMO=0`, or the default elsewhere).
+   */
+  readonly demo: DemoMode;
+  /** The browser capture's built files, served at `/capture/*` (packages/capture/dist/browser). */
+  readonly captureDir: string;
 }
+
+export type DemoMode = 'off' | 'loopback' | 'on';
 
 export class ConfigError extends Error {}
 
@@ -169,6 +180,26 @@ function retentionDaysFrom(env: Record<string, string | undefined>): number {
   return n;
 }
 
+/** A loopback listening host: `localhost`, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (!ipaddr.isValid(h)) return false;
+  const a = ipaddr.process(h);
+  return a.range() === 'loopback';
+}
+
+function demoFrom(env: Record<string, string | undefined>, host: string): DemoMode {
+  const raw = env.VITALS_DEMO;
+  if (raw === undefined || raw === '') return isLoopbackHost(host) ? 'loopback' : 'off';
+  if (raw === '1' || raw === 'true' || raw === 'on') return 'on';
+  if (raw === '0' || raw === 'false' || raw === 'off') return 'off';
+  throw new ConfigError(`VITALS_DEMO must be 1 (on) or 0 (off), got "${raw}"`);
+}
+
+/** packages/capture/dist/browser, from this module's place (src/ or dist/ of packages/server). */
+const DEFAULT_CAPTURE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../capture/dist/browser');
+
 export interface ConfigFlags {
   dataDir?: string;
   host?: string;
@@ -194,13 +225,14 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
   }
   const port = flags.port ?? intFrom(env, 'PORT', 8787);
   const objectsUrl = env.VITALS_OBJECTS_URL || undefined;
+  const host = flags.host ?? env.HOST ?? '127.0.0.1';
   return Object.freeze({
     dataDir: path.resolve(flags.dataDir ?? env.VITALS_DATA_DIR ?? './.vitals'),
     databaseUrl,
     objectsUrl,
     s3: objectsUrl ? parseObjectsUrl(objectsUrl, env) : undefined,
     publicUrl: env.VITALS_PUBLIC_URL ? env.VITALS_PUBLIC_URL.replace(/\/+$/, '') : undefined,
-    host: flags.host ?? env.HOST ?? '127.0.0.1',
+    host,
     port,
     webhookAllowHosts: Object.freeze(
       (env.VITALS_WEBHOOK_ALLOW_HOSTS ?? '')
@@ -225,5 +257,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     version: SERVICE_VERSION,
     consoleDir: path.resolve(env.VITALS_CONSOLE_DIR || DEFAULT_CONSOLE_DIR),
     consolePayments: consolePaymentsFrom(env),
+    demo: demoFrom(env, host),
+    captureDir: path.resolve(env.VITALS_CAPTURE_DIR || DEFAULT_CAPTURE_DIR),
   });
 }

@@ -8,6 +8,7 @@ import type { KeyRecord } from './store/orgs-keys.js';
 import type { SettlementEvents } from './domain/settlement-events.js';
 import { getKey } from './store/orgs-keys.js';
 import type { PaymentProvider } from './console/payments.js';
+import type { ModelBundle } from './models/bundle.js';
 
 export interface AppContext {
   config: Config;
@@ -25,6 +26,8 @@ export interface AppContext {
   settlements: SettlementEvents;
   /** The console's payment provider (deps.ts; console/payments.ts). */
   payments?: PaymentProvider;
+  /** The browser's model bundle (models/bundle.ts), read once per process on first use. */
+  modelBundle: () => Promise<ModelBundle>;
   /** Background work the process must finish or stop on close (timers, workers, sockets). */
   onClose: Array<() => Promise<void> | void>;
 }

@@ -9,6 +9,7 @@ import { openDatabase, type DbHandle, type OpenOptions } from './store/db.js';
 import { migrateToLatest } from './store/migrate.js';
 import { serverSecret } from './store/settings.js';
 import { KeyCache, type AppContext } from './context.js';
+import { defaultBundleSources, modelBundle } from './models/bundle.js';
 import { createBatchRuntime, type BatchConfig, loadBatchConfig } from './batch/index.js';
 import { SettlementEvents, type ListenerFailure } from './domain/settlement-events.js';
 import { journalSettlement } from './webhooks/enqueue.js';
@@ -53,6 +54,7 @@ export async function createContext(
     keys: new KeyCache(db),
     serverSecret: await serverSecret(db.db, config.serverSecret),
     settlements: new SettlementEvents(opts.onListenerFailure),
+    modelBundle: () => modelBundle(defaultBundleSources()),
     onClose: [],
     publicUrl: config.publicUrl,
     payments: paymentProviderFor(config.consolePayments),

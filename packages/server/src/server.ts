@@ -8,12 +8,16 @@ import { buildApp, type BuildOptions } from './app.js';
 import type { AppContext } from './context.js';
 import { batchPlugin } from './batch/index.js';
 import { streamingPlugin } from './stream/index.js';
+import { demoPlugin } from './demo/index.js';
 import { sweepNonces } from './store/nonces.js';
 import { REJECTION_RETENTION_MS, sweepRejections } from './store/auth-rejections.js';
 import { DAY_MS, sweepUsageLog } from './store/usage-retention.js';
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<{ app: FastifyInstance }> {
-  const app = await buildApp(ctx, { ...opts, plugins: [streamingPlugin, batchPlugin, ...(opts.plugins ?? [])] });
+  const app = await buildApp(ctx, {
+    ...opts,
+    plugins: [streamingPlugin, batchPlugin, demoPlugin, ...(opts.plugins ?? [])],
+  });
   startNonceSweep(ctx, app);
   startUsageRetention(ctx, app);
   return { app };

@@ -69,7 +69,8 @@ describe('GET /openapi.json', () => {
 
   test('.happy every /sdk/v1 route documents its success answer with a schema', async ({ world }) => {
     const doc = json(await world.app.inject({ url: '/openapi.json' }));
-    const exempt = new Set(['PUT /sdk/v1/cloud/uploads/:objectKey']);
+    // A model file answers with its own bytes (documented as binary, checked below), not an envelope.
+    const exempt = new Set(['PUT /sdk/v1/cloud/uploads/:objectKey', 'GET /sdk/v1/models/files/:sha256']);
     const routes = registeredRoutes(world.app).filter(
       (r) => r.path.startsWith('/sdk/v1/') && r.method !== 'HEAD' && !exempt.has(`${r.method} ${r.path}`),
     );
@@ -88,6 +89,12 @@ describe('GET /openapi.json', () => {
         `${r.method} ${r.path} 5XX`,
       ).toBeDefined();
     }
+    const file = doc.paths['/sdk/v1/models/files/{sha256}'].get;
+    expect(file.responses['200'].content['application/octet-stream'].schema.format).toBe('binary');
+    expect(file.security).toEqual([{ ModelGrant: [] }]);
+    expect(doc.paths['/sdk/v1/models/grant'].post.security).toEqual([{ NCS1: [] }]);
+    expect(doc.paths['/sdk/v1/models/manifest'].get.security).toEqual([{ ModelGrant: [] }]);
+    expect(doc.components.securitySchemes.ModelGrant).toMatchObject({ type: 'http', scheme: 'bearer' });
     const job =
       doc.paths['/sdk/v1/cloud/jobs/{jobId}'].get.responses['200'].content['application/json'].schema.properties.data;
     expect(Object.keys(job.properties.stats.properties)).toEqual(

@@ -11,6 +11,7 @@ import { Auth } from './resources/auth.js';
 import { Jobs } from './resources/jobs.js';
 import { Logs } from './resources/logs.js';
 import { Measurements } from './resources/measurements.js';
+import { Models } from './resources/models.js';
 import { Sessions } from './resources/sessions.js';
 import { Uploads } from './resources/uploads.js';
 import { Users } from './resources/users.js';
@@ -45,6 +46,8 @@ export class VitalsClient {
   readonly uploads: Uploads;
   readonly jobs: Jobs;
   readonly sessions: Sessions;
+  /** Model grants for the on-device browser capture. */
+  readonly models: Models;
   readonly auth: Auth;
   /** The transport, for advanced use (custom endpoints with the same signing and retries). */
   readonly http: HttpClient;
@@ -78,6 +81,7 @@ export class VitalsClient {
     this.uploads = new Uploads(this.http, uploader, config.fetch);
     this.jobs = new Jobs(this.http, this.uploads, deps);
     this.sessions = new Sessions(this.http);
+    this.models = new Models(this.http);
     this.auth = new Auth(this.http, config.clock, this.clockWatch);
   }
 

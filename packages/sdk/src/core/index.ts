@@ -40,6 +40,7 @@ export { Logs, LOGS_MIN_INTERVAL_MS, type LogsIterateOptions, type LogsQuery } f
 export { Uploads } from './resources/uploads.js';
 export { Jobs, pollUntilTerminal, type SubmitInput, type WaitOptions } from './resources/jobs.js';
 export { Sessions } from './resources/sessions.js';
+export { Models, type ModelGrantInfo, type ModelGrantInput } from './resources/models.js';
 export { Auth as AuthResource } from './resources/auth.js';
 export { FramesWriter, readFramesFile, packets, type FaceCropInput } from './frames/frames-file.js';
 export {

@@ -295,13 +295,28 @@ export function verifyNcs1(
   body: Buffer | undefined,
   signature: string,
 ): boolean {
-  // One-shot digest: no Hash object per call.
-  const bodyHash = hash('sha256', body ?? EMPTY, 'hex');
-  const canonical = ['NCS1', method.toUpperCase(), pathOnly(url), timestamp, nonce, bodyHash].join('\n');
-  const expected = Buffer.from(createHmac('sha256', secretSha256Hex).update(canonical).digest('base64'));
+  const expected = Buffer.from(ncs1Signature(secretSha256Hex, method, url, timestamp, nonce, body));
   const given = Buffer.from(signature);
   // Lengths are public (a SHA-256 signature is always 44 characters); the bytes compare in constant time.
   return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * The NCS1 `x-signature` for a request, from the key's stored hex digest (which is the HMAC key):
+ * the verifier's half, and the signer of the demo backend's own calls (demo/backend.ts).
+ */
+export function ncs1Signature(
+  secretSha256Hex: string,
+  method: string,
+  url: string,
+  timestamp: string,
+  nonce: string,
+  body: Buffer | undefined,
+): string {
+  // One-shot digest: no Hash object per call.
+  const bodyHash = hash('sha256', body ?? EMPTY, 'hex');
+  const canonical = ['NCS1', method.toUpperCase(), pathOnly(url), timestamp, nonce, bodyHash].join('\n');
+  return createHmac('sha256', secretSha256Hex).update(canonical).digest('base64');
 }
 
 export function pathOnly(url: string): string {

@@ -9,7 +9,7 @@ import { createKey, createOrg } from '../store/orgs-keys.js';
 import type { AppContext } from '../context.js';
 
 /** On the very first start (no key at all), a development organization and key, printed once. */
-async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
+export async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
   const any = await ctx.db.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (any) return;
   const now = ctx.clock.now();
@@ -31,6 +31,7 @@ export async function serve(config: Config, print: (line: string) => void): Prom
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   ctx.publicUrl = config.publicUrl ?? `http://${host}:${port}`;
   print(`listening on http://${host}:${port}`);
+  if (config.demo !== 'off') print(`demo: http://${host}:${port}/ (VITALS_DEMO=0 turns it off; docs/operating.md)`);
   return async () => {
     await app.close();
     await closeContext(ctx);

@@ -5,8 +5,7 @@
  * side. Holds at most one analysis interval of frames (7 frames at 30 fps with 4 Hz analysis).
  */
 import type { Box } from '@vitals/protocol';
-import type { DecodedFrame } from './decode.js';
-import type { DetectedFace } from './detector.js';
+import type { DetectedFace, TrackerFrame } from './detector.js';
 
 export interface Analysis {
   /** The face followed (the largest), or null. */
@@ -14,8 +13,8 @@ export interface Analysis {
   faceCount: number;
 }
 
-export interface ScheduledFrame {
-  frame: DecodedFrame;
+export interface ScheduledFrame<F extends TrackerFrame = TrackerFrame> {
+  frame: F;
   /** Measured (analysed frame) or interpolated face box; null when the face is lost. */
   box: Box | null;
   /** Present on analysed frames. */
@@ -37,8 +36,8 @@ function lerpBox(a: Box, b: Box, w: number): Box {
   };
 }
 
-export class FrameScheduler {
-  private waiting: DecodedFrame[] = [];
+export class FrameScheduler<F extends TrackerFrame = TrackerFrame> {
+  private waiting: F[] = [];
   private prev: { tSec: number; box: Box | null } | null = null;
 
   /** Frames that are waiting for the next analysis. */
@@ -47,12 +46,12 @@ export class FrameScheduler {
   }
 
   /** Queues a frame that is not analysed. */
-  hold(frame: DecodedFrame): void {
+  hold(frame: F): void {
     this.waiting.push(frame);
   }
 
   /** An analysed frame: releases the waiting frames with their boxes, then this one. */
-  analysed(frame: DecodedFrame, analysis: Analysis): ScheduledFrame[] {
+  analysed(frame: F, analysis: Analysis): ScheduledFrame<F>[] {
     const box = analysis.face?.box ?? null;
     const out = this.release({ tSec: frame.tSec, box });
     out.push({ frame, box, analysis });
@@ -61,12 +60,12 @@ export class FrameScheduler {
   }
 
   /** End of stream: waiting frames take the last analysed frame's box. */
-  flush(): ScheduledFrame[] {
+  flush(): ScheduledFrame<F>[] {
     return this.release(null);
   }
 
-  private release(next: { tSec: number; box: Box | null } | null): ScheduledFrame[] {
-    const out: ScheduledFrame[] = [];
+  private release(next: { tSec: number; box: Box | null } | null): ScheduledFrame<F>[] {
+    const out: ScheduledFrame<F>[] = [];
     const prev = this.prev;
     for (const frame of this.waiting) {
       let box: Box | null = null;

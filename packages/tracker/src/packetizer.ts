@@ -14,8 +14,7 @@ import {
   type BoxKalmanOptions,
   type Packet,
 } from '@vitals/protocol';
-import { auxRgb } from './aux-crop.js';
-import type { JpegStreamEncoder } from './jpeg-encoder.js';
+import { auxRgb, type AuxEncoder } from './aux-crop.js';
 import { faceTelemetry } from './landmarks.js';
 import type { ScheduledFrame } from './schedule.js';
 
@@ -28,10 +27,14 @@ const MOTION_TAU_SEC = 0.5;
 
 export interface PacketizerOptions {
   /** Encoder of aux crops; none when aux was not asked for. */
-  aux: JpegStreamEncoder | null;
+  aux: AuxEncoder | null;
   /** Source pixels per decoded pixel (1 unless ffmpeg scaled a large video down). */
   scaleBack: number;
   kalman?: BoxKalmanOptions;
+  /** Called with each type 1/2/3 packet as it is made (live capture); they are kept in `packets` too unless `keep` is false. */
+  onPacket?: (p: Packet) => void;
+  /** Keep packets in `packets` (default true; a live capture that streams them may not need them). */
+  keep?: boolean;
 }
 
 export class Packetizer {
@@ -55,6 +58,13 @@ export class Packetizer {
     this.kalman = new BoxKalman(opts.kalman);
   }
 
+  /** The latest smoothed box with the frame's brightness and size (guidance); null while the face is lost. */
+  get current(): { box: Box; brightness: number; widthFraction: number; motion: number } | null {
+    return this.now;
+  }
+
+  private now: { box: Box; brightness: number; widthFraction: number; motion: number } | null = null;
+
   push(s: ScheduledFrame): void {
     const { frame } = s;
     if (Number.isNaN(this.t0)) this.t0 = frame.tSec;
@@ -67,6 +77,7 @@ export class Packetizer {
     if (!s.box) {
       this.kalman.reset();
       this.last = null;
+      this.now = null;
       return;
     }
     const t = frame.tSec - this.t0;
@@ -76,11 +87,12 @@ export class Packetizer {
     this.faceWidthsPx.push(s.box.width * this.opts.scaleBack);
     this.updateMotion(t, box);
 
-    const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box);
+    const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box, undefined, undefined, frame.channels ?? 3);
     const brightness = meanLuma(pixels);
-    this.packets.push({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
+    this.out({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
 
     const widthFraction = Math.min(1, box.width / frame.width);
+    this.now = { box, brightness, widthFraction, motion: this.motion };
     const tele = s.analysis?.face ? faceTelemetry(s.analysis.face) : null;
     if (tele) {
       const slots = quantizeTelemetry({
@@ -89,11 +101,11 @@ export class Packetizer {
         meanBrightness: brightness,
         motionScore: this.motion,
       });
-      this.packets.push({ type: 3, tMicros, slots });
+      this.out({ type: 3, tMicros, slots });
     }
     if (t >= this.nextSide) {
       this.nextSide = t + SIDE_PERIOD_SEC - 0.01;
-      this.packets.push({
+      this.out({
         type: 2,
         tMicros,
         faceWidthRatio: widthFraction,
@@ -105,6 +117,11 @@ export class Packetizer {
       this.nextAux = t + SIDE_PERIOD_SEC - 0.01;
       this.auxJobs.push({ tMicros, jpeg: this.opts.aux.encode(auxRgb(frame, box)) });
     }
+  }
+
+  private out(p: Packet): void {
+    if (this.opts.keep !== false) this.packets.push(p);
+    this.opts.onPacket?.(p);
   }
 
   /** All packets in time order, aux chunks (encoded in the background) merged in. */

@@ -1,6 +1,7 @@
 /**
  * Type-4 aux crops (spec: Streaming protocol, type 4): a 448x448 JPEG of the face with context,
- * for the emotion and gaze models on the server. JPEG encoding: jpeg-encoder.ts.
+ * for the emotion and gaze models on the server. JPEG encoding is a port (`AuxEncoder`): ffmpeg in
+ * Node (media's jpeg-encoder.ts).
  */
 import { AUX_SIZE, cropResizeRgb, type Box } from '@vitals/protocol';
 import type { RgbImage } from './detector.js';
@@ -21,5 +22,11 @@ export function auxSquare(face: Box): Box {
 
 /** 448x448 RGB of the face (with context) in `image`, ready for JPEG encoding. */
 export function auxRgb(image: RgbImage, face: Box): Uint8Array {
-  return cropResizeRgb(image.data, image.width, image.height, auxSquare(face), AUX_SIZE, AUX_SIZE);
+  return cropResizeRgb(image.data, image.width, image.height, auxSquare(face), AUX_SIZE, AUX_SIZE, image.channels ?? 3);
+}
+
+/** Encodes 448x448 RGB aux crops to JPEG, in order; `finish` waits for the last one. */
+export interface AuxEncoder {
+  encode(rgb: Uint8Array): Promise<Uint8Array>;
+  finish(): Promise<unknown>;
 }

@@ -1,0 +1,80 @@
+/**
+ * The result as people read it: every metric of the stored measurement (or the on-device body),
+ * its quality, and the wellness disclaimer. Plain DOM, no innerHTML with data (XSS-safe).
+ */
+
+/** The measurement fields shown (the stored measurement and the submission body share them). */
+export interface ShownMeasurement {
+  id?: string;
+  origin?: string;
+  durationSec?: number;
+  quality?: { level: string; score: number; usable: boolean };
+  cardiac?: { heartRate: { value: number; unit: string; confidence?: number } | null };
+  hrv?: { sdnnMs: number; rmssdMs: number; pnn50Pct: number } | null;
+  respiratory?: { breathingRate: { value: number; unit: string } | null };
+  stress?: { index: number; level: string } | null;
+  bloodPressure?: { systolicMmHg: number; diastolicMmHg: number; tier?: string } | null;
+  spo2?: { value: number; tier?: string } | null;
+}
+
+export const DISCLAIMER =
+  'For general wellness only. This is not a medical device and does not diagnose, treat or prevent any condition. ' +
+  'If you feel unwell, contact a healthcare professional.';
+
+const QUALITY_WORDS: Record<string, string> = {
+  good: 'Good signal',
+  fair: 'Fair signal: treat the figures as approximate',
+  poor: 'Poor signal: no figures could be given. Try again facing a light, and hold still.',
+};
+
+const n = (v: number, d = 0): string => v.toFixed(d);
+
+export function metricRows(m: ShownMeasurement): [string, string][] {
+  const rows: [string, string][] = [];
+  const hr = m.cardiac?.heartRate;
+  rows.push(['Heart rate', hr ? `${n(hr.value)} bpm` : 'not available']);
+  rows.push([
+    'Heart rate variability',
+    m.hrv ? `SDNN ${n(m.hrv.sdnnMs)} ms, RMSSD ${n(m.hrv.rmssdMs)} ms, pNN50 ${n(m.hrv.pnn50Pct)} %` : 'not available',
+  ]);
+  const br = m.respiratory?.breathingRate;
+  rows.push(['Breathing rate', br ? `${n(br.value)} breaths/min` : 'not available']);
+  rows.push(['Stress', m.stress ? `${m.stress.level} (index ${n(m.stress.index)})` : 'not available']);
+  rows.push([
+    'Blood pressure (beta)',
+    m.bloodPressure ? `${n(m.bloodPressure.systolicMmHg)}/${n(m.bloodPressure.diastolicMmHg)} mmHg` : 'not available',
+  ]);
+  rows.push(['SpO2 (beta)', m.spo2 ? `${n(m.spo2.value)} %` : 'not available']);
+  return rows;
+}
+
+export function renderResult(root: HTMLElement, m: ShownMeasurement): void {
+  root.replaceChildren();
+  const h = document.createElement('h3');
+  h.textContent = 'Your result';
+  const q = document.createElement('p');
+  q.className = `quality quality-${m.quality?.level ?? 'poor'}`;
+  const level = m.quality?.level ?? 'poor';
+  q.textContent = `Quality: ${QUALITY_WORDS[level] ?? level}${m.quality ? ` (score ${n(m.quality.score, 2)})` : ''}`;
+  const dl = document.createElement('dl');
+  for (const [k, v] of metricRows(m)) {
+    const dt = document.createElement('dt');
+    dt.textContent = k;
+    const dd = document.createElement('dd');
+    dd.textContent = v;
+    dl.append(dt, dd);
+  }
+  const meta = document.createElement('p');
+  meta.className = 'meta';
+  meta.textContent = [
+    m.durationSec ? `${n(m.durationSec)} s measured` : '',
+    m.origin === 'cloud' ? 'computed by the service' : m.origin === 'on_device' ? 'computed on this device' : '',
+    m.id ? `id ${m.id}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const disc = document.createElement('p');
+  disc.className = 'disclaimer';
+  disc.textContent = DISCLAIMER;
+  root.append(h, q, dl, meta, disc);
+}

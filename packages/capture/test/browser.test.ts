@@ -1,0 +1,220 @@
+/**
+ * Issue 15 §5 in a real browser on a real face: Debian's Chromium (playwright-core) with its fake
+ * camera playing a labelled UBFC-rPPG recording (converted at test time to 30 fps MJPEG in a temp
+ * dir, never committed), against `vitals-server serve` as `npm start` runs it (real process, SQLite,
+ * embedded workers, the demo on). One 40-s capture on the device, one through the cloud stream,
+ * and a covered camera. Skips loudly without Chromium or without the recordings.
+ *
+ * Screenshots go to $VITALS_SCREENSHOTS or a temp dir (never committed).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { VitalsClient } from '@vitals/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumOrSkip, launchChromium } from '../../../scripts/testing/chromium.js';
+import { REPO_ROOT, startServe, type Served } from '../../../scripts/testing/serve.js';
+
+const run = promisify(execFile);
+const DATA = [path.resolve(REPO_ROOT, '../shared/data'), path.resolve(REPO_ROOT, '../../shared/data')].find((d) =>
+  existsSync(path.join(d, 'ubfc2')),
+);
+/** Subject 12: a steady, well-lit face (docs/accuracy.md: quality good on the whole clip). */
+const SUBJECT = { video: 'ubfc2/subject12/vid.mp4', referenceBpm: 66.56 };
+const CAPTURE_SEC = 40;
+const HAS_CHROMIUM = chromiumOrSkip() !== undefined;
+if (HAS_CHROMIUM && !DATA) console.warn('\n*** SKIPPED: browser tests: ../shared/data/ubfc2 not found ***\n');
+
+interface PageOutcome {
+  ok: boolean;
+  detail: Record<string, any>;
+  hr: number[];
+  guidance: string[];
+}
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'vitals-browser-'));
+const shots = process.env.VITALS_SCREENSHOTS ?? path.join(tmp, 'screenshots');
+mkdirSync(shots, { recursive: true });
+
+async function ffmpeg(args: string[]): Promise<void> {
+  const { resolveFfmpeg } = await import('@vitals/media');
+  await run(resolveFfmpeg().ffmpeg, ['-v', 'error', '-y', ...args], { timeout: 180_000 });
+}
+
+/** Records every request; anything not for the service (or a blob:/data: URL of the page) is refused. */
+async function guard(ctx: BrowserContext, origin: string, foreign: string[]): Promise<void> {
+  await ctx.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin + '/') || url === origin) return route.continue();
+    foreign.push(url);
+    return route.abort('blockedbyclient');
+  });
+}
+
+/** Opens the demo and waits for `vitals:result` / `vitals:error` (CONTRACT.md "Demo page"). */
+async function measure(page: Page, url: string): Promise<PageOutcome> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __vitals: unknown };
+    const hr: number[] = [];
+    const guidance: string[] = [];
+    document.addEventListener('vitals-measure:hr', (e) => hr.push((e as CustomEvent).detail.hr));
+    document.addEventListener('vitals-measure:guidance', (e) => guidance.push((e as CustomEvent).detail.code));
+    w.__vitals = new Promise((resolve) => {
+      document.addEventListener('vitals:result', (e) =>
+        resolve({ ok: true, detail: (e as CustomEvent).detail, hr, guidance }),
+      );
+      document.addEventListener('vitals:error', (e) =>
+        resolve({ ok: false, detail: (e as CustomEvent).detail, hr, guidance }),
+      );
+    });
+  });
+  await page.goto(url);
+  return (await page.evaluate(() => (window as unknown as { __vitals: unknown }).__vitals)) as PageOutcome;
+}
+
+describe.skipIf(!HAS_CHROMIUM || !DATA)(
+  'the browser capture in Chromium, on a real face (UBFC-rPPG subject 12)',
+  () => {
+    let served: Served;
+    let browser: Browser;
+    let client: VitalsClient;
+    let earlyGrant: { grant: string; expiresAt: number; manifestUrl: string };
+    const foreign: string[] = [];
+    let onDevice: PageOutcome;
+    let framesFile: Uint8Array;
+
+    beforeAll(async () => {
+      const camera = path.join(tmp, 'face.mjpeg');
+      // MJPEG always plays at 30 fps: resample to exactly 30 fps so it keeps real time.
+      await Promise.all([
+        ffmpeg(['-i', path.join(DATA!, SUBJECT.video), '-an', '-vf', 'fps=30', '-q:v', '2', '-f', 'mjpeg', camera]),
+        startServe().then((s) => (served = s)),
+      ]);
+      client = new VitalsClient({ keyId: served.keyId, secret: served.secret, baseUrl: served.baseUrl });
+      // Minted now with the shortest lifetime: it has expired once the captures below are done.
+      earlyGrant = await client.models.grant({ ttlSec: 30 });
+      browser = await launchChromium({ fakeCameraFile: camera });
+    }, 240_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await served?.stop();
+      if (!process.env.VITALS_SCREENSHOTS) rmSync(tmp, { recursive: true, force: true });
+    });
+
+    it('on the device: the result within 3 bpm of the reference, stored through the demo backend', async () => {
+      const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
+      await guard(ctx, served.baseUrl, foreign);
+      const page = await ctx.newPage();
+      setTimeout(
+        () => void page.screenshot({ path: path.join(shots, 'on-device-measuring.png') }).catch(() => {}),
+        20_000,
+      );
+      onDevice = await measure(
+        page,
+        `${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}&keepFrames=1`,
+      );
+      await page.screenshot({ path: path.join(shots, 'on-device-result.png'), fullPage: true });
+      const kept = await page.evaluate(() => {
+        const el = document.querySelector('vitals-measure') as unknown as {
+          lastOutcome?: { framesFile?: Uint8Array; stats: unknown; measurement?: { stats: unknown } };
+        };
+        const o = el.lastOutcome;
+        return { file: Array.from(o?.framesFile ?? []), stats: { capture: o?.stats, engine: o?.measurement?.stats } };
+      });
+      framesFile = Uint8Array.from(kept.file);
+      console.log('on-device capture', JSON.stringify(kept.stats), JSON.stringify(onDevice.detail.quality));
+      expect(onDevice.ok, JSON.stringify(onDevice.detail)).toBe(true);
+      const m = onDevice.detail;
+      expect(m).toMatchObject({ origin: 'on_device', attested: false, source: 'web', sdkVersion: '0.1.0' });
+      expect(m.id).toMatch(/^meas_/);
+      expect(m.modelsVersion).toMatch(/^human-/);
+      // The stored measurement is exactly what GET returns.
+      expect(await client.measurements.get(m.id)).toEqual(m);
+      expect(Math.abs(m.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
+      expect(onDevice.hr.length).toBeGreaterThan(0); // live hr events from the worker
+      await ctx.close();
+    }, 180_000);
+
+    it('the kept frames file, uploaded as a frames job, gives the on-device heart rate within 0.5 bpm', async () => {
+      expect(framesFile?.length).toBeGreaterThan(1000);
+      const job = await client.jobs.submit({ kind: 'frames', body: framesFile, consent: true });
+      const done = await client.jobs.wait(job.jobId, { timeoutMs: 120_000, intervalMs: 500 });
+      expect(done.status, JSON.stringify(done.error)).toBe('completed');
+      const hr = done.measurement?.cardiac?.heartRate?.value;
+      expect(hr).toBeTypeOf('number');
+      expect(Math.abs(hr! - onDevice.detail.cardiac.heartRate.value)).toBeLessThanOrEqual(0.5);
+    }, 180_000);
+
+    it('in the cloud: the stream from the same page within 3 bpm', async () => {
+      const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
+      await guard(ctx, served.baseUrl, foreign);
+      const page = await ctx.newPage();
+      const cloud = await measure(page, `${served.baseUrl}/?mode=cloud&autostart=1&durationSec=${CAPTURE_SEC}`);
+      await page.screenshot({ path: path.join(shots, 'cloud-result.png'), fullPage: true });
+      expect(cloud.ok, JSON.stringify(cloud.detail)).toBe(true);
+      expect(cloud.detail).toMatchObject({ origin: 'cloud', attested: true });
+      expect(await client.measurements.get(cloud.detail.id)).toEqual(cloud.detail);
+      expect(Math.abs(cloud.detail.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
+      await ctx.close();
+    }, 180_000);
+
+    it('no request left for any host but the service', () => {
+      expect(foreign).toEqual([]);
+    });
+
+    it('model files are refused without a grant and with an expired one', async () => {
+      const fresh = await client.models.grant({});
+      const manifest = await fetch(fresh.manifestUrl, { headers: { Authorization: `Bearer ${fresh.grant}` } });
+      expect(manifest.status).toBe(200);
+      const files = ((await manifest.json()) as { data: { files: { name: string; url: string }[] } }).data.files;
+      const file = new URL(files.find((f) => f.name === 'blazeface.bin')!.url, fresh.manifestUrl).href;
+      expect(Date.now()).toBeGreaterThan(earlyGrant.expiresAt);
+      const cases: [string, Record<string, string>, number][] = [
+        ['valid grant', { Authorization: `Bearer ${fresh.grant}` }, 200],
+        ['no grant', {}, 401],
+        ['expired grant', { Authorization: `Bearer ${earlyGrant.grant}` }, 401],
+      ];
+      for (const [name, headers, status] of cases) {
+        for (const url of [fresh.manifestUrl, file]) {
+          const res = await fetch(url, { headers });
+          expect({ name, url, status: res.status }).toEqual({ name, url, status });
+          if (status === 401)
+            expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+        }
+      }
+    });
+  },
+);
+
+describe.skipIf(!HAS_CHROMIUM)('a covered camera (black video)', () => {
+  let served: Served;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const black = path.join(tmp, 'black.mjpeg');
+    await Promise.all([
+      ffmpeg(['-f', 'lavfi', '-i', 'color=c=black:size=640x480:rate=30:duration=3', '-q:v', '2', '-f', 'mjpeg', black]),
+      startServe().then((s) => (served = s)),
+    ]);
+    browser = await launchChromium({ fakeCameraFile: black });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.stop();
+  });
+
+  it('shows the "too dark" hint in plain words, in a live region', async () => {
+    const page = await browser.newPage({ viewport: { width: 760, height: 900 } });
+    await page.goto(`${served.baseUrl}/?mode=on-device&autostart=1&durationSec=20`);
+    const hint = page.locator('vitals-measure .hint');
+    await expect.poll(async () => (await hint.textContent()) ?? '', { timeout: 60_000 }).toMatch(/too dark/i);
+    expect(await hint.getAttribute('aria-live')).toBe('assertive');
+    await page.screenshot({ path: path.join(shots, 'covered-camera.png') });
+    await page.close();
+  }, 120_000);
+});

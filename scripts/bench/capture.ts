@@ -1,0 +1,139 @@
+// Capture benchmark (issue 15 §5): the browser capture in headless Chromium (Debian's chromium,
+// playwright-core) with the fake camera playing UBFC-rPPG subject 12 (30 fps MJPEG in .bench/),
+// against `vitals-server serve`: main-thread and worker cost per frame, time from page load to the
+// first face crop, and the gzip transfer sizes of the SDK, the capture code and the model bundle.
+//
+// Run: npm run bench -- capture (needs `npm install` to have built packages/capture/dist/browser)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { resolveFfmpeg } from '../../packages/media/src/index.js';
+import { chromiumPath, launchChromium } from '../testing/chromium.js';
+import { REPO_ROOT, startServe } from '../testing/serve.js';
+
+const BENCH_DIR = path.join(REPO_ROOT, '.bench');
+const DIST = path.join(REPO_ROOT, 'packages/capture/dist/browser');
+const DATA = [path.resolve(REPO_ROOT, '../shared/data'), path.resolve(REPO_ROOT, '../../shared/data')].find((d) =>
+  existsSync(path.join(d, 'ubfc2')),
+);
+const CAPTURE_SEC = 20;
+
+const kb = (n: number): string => `${(n / 1024).toFixed(0)} KB`;
+const gz = (b: Uint8Array): number => gzipSync(b, { level: 9 }).length;
+const f = (v: number | undefined, d = 1): string => (v === undefined ? '–' : v.toFixed(d));
+
+async function sizes(): Promise<string[]> {
+  const sdk = await build({
+    entryPoints: [path.join(REPO_ROOT, 'packages/sdk/src/index.ts')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['source', 'browser'],
+    write: false,
+  });
+  const sdkBytes = sdk.outputFiles[0].contents;
+  const js = readdirSync(DIST).filter((n) => n.endsWith('.js'));
+  const files = js.map((n) => ({ n, b: readFileSync(path.join(DIST, n)) }));
+  const human = files.reduce((a, b) => (b.b.length > a.b.length ? b : a));
+  const ours = files.filter((x) => x !== human && !x.n.startsWith('demo'));
+  const oursRaw = ours.reduce((s, x) => s + x.b.length, 0);
+  const oursGz = ours.reduce((s, x) => s + gz(x.b), 0);
+  const { readModelBundle, defaultBundleSources } = await import('../../packages/server/src/models/bundle.js');
+  const bundle = await readModelBundle(defaultBundleSources());
+  const tracker = [
+    'blazeface.json',
+    'blazeface.bin',
+    'facemesh.json',
+    'facemesh.bin',
+    'tfjs-backend-wasm.wasm',
+    'tfjs-backend-wasm-simd.wasm',
+  ];
+  const used = bundle.files.filter((x) => tracker.includes(x.name));
+  const simdOnly = used.filter((x) => x.name !== 'tfjs-backend-wasm.wasm');
+  return [
+    '| what | raw | gzip |',
+    '| --- | --- | --- |',
+    `| SDK browser entry (\`@vitals/sdk\`, minified ESM bundle) | ${kb(sdkBytes.length)} | ${kb(gz(sdkBytes))} |`,
+    `| capture code (\`vitals-capture.js\`, both workers, shared chunks; without Human) | ${kb(oursRaw)} | ${kb(oursGz)} |`,
+    `| Human 3.3.6 with tfjs (one chunk, loaded by the tracker worker) | ${kb(human.b.length)} | ${kb(gz(human.b))} |`,
+    `| model bundle as fetched (BlazeFace, FaceMesh, both tfjs WASM binaries) | ${kb(used.reduce((s, x) => s + x.bytes, 0))} | ${kb(used.reduce((s, x) => s + gz(x.data), 0))} |`,
+    `| of which a SIMD browser needs (the plain WASM binary is the fallback) | ${kb(simdOnly.reduce((s, x) => s + x.bytes, 0))} | ${kb(simdOnly.reduce((s, x) => s + gz(x.data), 0))} |`,
+  ];
+}
+
+async function capture(): Promise<Record<string, any> | string> {
+  if (!chromiumPath()) return 'Chromium not found: not measured';
+  if (!DATA) return '../shared/data not found: not measured';
+  mkdirSync(BENCH_DIR, { recursive: true });
+  const cam = path.join(BENCH_DIR, 'capture-subject12-30fps.mjpeg');
+  if (!existsSync(cam) || statSync(cam).size < 1e6)
+    execFileSync(resolveFfmpeg().ffmpeg, [
+      '-v',
+      'error',
+      '-y',
+      '-i',
+      path.join(DATA, 'ubfc2/subject12/vid.mp4'),
+      '-t',
+      '40',
+      '-an',
+      '-vf',
+      'fps=30',
+      '-q:v',
+      '2',
+      '-f',
+      'mjpeg',
+      cam,
+    ]);
+  const served = await startServe();
+  const browser = await launchChromium({ fakeCameraFile: cam });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}`);
+    await page.evaluate(
+      () =>
+        new Promise((r) => {
+          document.addEventListener('vitals:result', r);
+          document.addEventListener('vitals:error', r);
+        }),
+    );
+    return await page.evaluate(() => (document.querySelector('vitals-measure') as any).lastOutcome?.stats ?? {});
+  } finally {
+    await browser.close();
+    await served.stop();
+  }
+}
+
+export async function run(): Promise<string> {
+  const s = await capture();
+  const size = await sizes();
+  const rows =
+    typeof s === 'string'
+      ? [s]
+      : [
+          '| figure | value |',
+          '| --- | --- |',
+          `| camera frames read in ${CAPTURE_SEC} s (fake camera at 30 fps) | ${s.framesRead} (${f(s.framesRead / CAPTURE_SEC)} fps), dropped for backlog ${s.framesDropped} |`,
+          `| main thread per frame (draw + read RGBA back) | ${f(s.mainMsPerFrame, 2)} ms |`,
+          `| tracker worker per frame (RGB, tracking, crop, packets; detection averaged in) | ${f(s.trackerMsPerFrame, 2)} ms |`,
+          `| detector per analysis (BlazeFace or FaceMesh tracking, tfjs-wasm ${'SIMD'}) | ${f(s.detectMsPerCall, 1)} ms, analysis rate at the end ${s.analysisHz} Hz |`,
+          `| estimator worker per face crop (engine) | ${f(s.workerMsPerFrame, 3)} ms |`,
+          `| page load to the first face crop (navigation start to the first type-1 packet) | ${f(s.firstCropMs / 1000, 2)} s |`,
+          `| Human load in the worker (from the verified bundle) | ${f(s.humanLoadMs, 0)} ms |`,
+        ];
+  return [
+    '## Capture',
+    '',
+    `\`npm run bench -- capture\` (\`scripts/bench/capture.ts\`): headless Chromium (Debian ${'chromium'}, \`--disable-gpu\`) with the fake camera playing UBFC-rPPG subject 12 (640x480 MJPEG at 30 fps), the demo page on the device for ${CAPTURE_SEC} s against \`vitals-server serve\` on the same machine. ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${f(loadavg()[0])} at the end: the machine was shared, so per-frame times include waiting for a core.`,
+    '',
+    ...rows,
+    '',
+    'Transfer sizes (gzip level 9 of the built files; the service sends the model files uncompressed, as content-addressed immutable files a browser caches):',
+    '',
+    ...size,
+    '',
+  ].join('\n');
+}

@@ -1,17 +1,14 @@
 /**
- * `vitals-server serve` as `npm start` runs it (a real process on the source, as cli.test.ts):
+ * `vitals-server serve` as `npm start` runs it (a real process on the source; scripts/testing/serve.ts):
  * the demo page at `/` on the loopback default, its backend over real HTTP with a real browser-like
  * Origin, the model files with the demo's grant; and `VITALS_DEMO=0` turning it off.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startServe } from '../../../scripts/testing/serve.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const BIN = path.join(ROOT, 'packages/server/src/bin.ts');
 const PAGE = '<!doctype html><title>stub</title>';
 
 let tmp: string;
@@ -22,50 +19,9 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-async function serve(
-  extra: Record<string, string>,
-): Promise<{ baseUrl: string; out: () => string; stop(): Promise<void> }> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    VITALS_CAPTURE_DIR: path.join(tmp, 'capture'),
-    ...extra,
-  };
-  delete env.VITALS_DATABASE_URL;
-  delete env.VITALS_DEMO;
-  Object.assign(env, extra);
-  const dataDir = fs.mkdtempSync(path.join(tmp, 'data-'));
-  const child = spawn(
-    process.execPath,
-    ['--conditions=source', '--import', 'tsx', BIN, 'serve', '--port', '0', '--data-dir', dataDir],
-    {
-      cwd: ROOT,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 60_000);
-    child.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({
-        baseUrl: m[1],
-        out: () => out,
-        stop: () =>
-          new Promise<void>((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}:\n${out}`)));
-  });
-}
+/** serve with a stub capture directory; VITALS_DEMO only as given. */
+const serve = (env: Record<string, string>) =>
+  startServe({ LOG_LEVEL: 'silent', VITALS_CAPTURE_DIR: path.join(tmp, 'capture'), VITALS_DEMO: '', ...env });
 
 describe('npm start: the demo on the embedded default', { timeout: 120_000 }, () => {
   test('.happy on 127.0.0.1: the page at /, a grant for the page origin, the model files with it', async () => {
@@ -96,7 +52,7 @@ describe('npm start: the demo on the embedded default', { timeout: 120_000 }, ()
       expect((await res.arrayBuffer()).byteLength).toBe(wasm.bytes);
       expect((await fetch(new URL(wasm.url, grant.manifestUrl))).status).toBe(401);
       // serve prints where the page is, after the "listening on" line (written before any request is served).
-      expect(s.out()).toContain(`demo: ${s.baseUrl}/`);
+      expect(s.output()).toContain(`demo: ${s.baseUrl}/`);
     } finally {
       await s.stop();
     }
@@ -109,7 +65,7 @@ describe('npm start: the demo on the embedded default', { timeout: 120_000 }, ()
       expect(page.status).toBe(404);
       expect(((await page.json()) as any).error.code).toBe('not_found');
       expect((await fetch(`${s.baseUrl}/demo/api/grant`, { method: 'POST' })).status).toBe(404);
-      expect(s.out()).not.toContain('demo:');
+      expect(s.output()).not.toContain('demo:');
     } finally {
       await s.stop();
     }

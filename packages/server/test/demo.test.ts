@@ -101,6 +101,19 @@ describe('GET / (the demo page)', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  test('.happy connect-src also names the advertised origin (http and ws), for a page opened under another name', async () => {
+    t.ctx.publicUrl = 'http://127.0.0.1:8787';
+    try {
+      const res = await t.app.inject({ url: '/', headers: { host: 'localhost:8787' } });
+      const connect = String(res.headers['content-security-policy'])
+        .split('; ')
+        .find((d) => d.startsWith('connect-src'));
+      expect(connect).toBe("connect-src 'self' blob: data: http://127.0.0.1:8787 ws://127.0.0.1:8787");
+    } finally {
+      t.ctx.publicUrl = undefined;
+    }
+  });
+
   test.for(['localhost:8787', '[::1]:8787', '127.0.0.1'])('.happy loopback Host %s is served', async (host) => {
     expect((await t.app.inject({ url: '/', headers: { host } })).statusCode).toBe(200);
   });

@@ -43,20 +43,34 @@ const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 /**
  * The demo page's policy: scripts, workers, connections and media from this origin only; WASM
  * compilation (`wasm-unsafe-eval`) and `blob:` for the tfjs runtime and the worker; no framing.
+ * `advertised` is the origin the service advertises in `manifestUrl` and `wsUrl` (VITALS_PUBLIC_URL
+ * or the listener): a page opened under another name for the same service (`localhost` for
+ * `127.0.0.1`) must still reach it, over HTTP and WebSocket.
  */
-export const DEMO_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval' blob:",
-  "worker-src 'self' blob:",
-  "connect-src 'self' blob: data:",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob: mediastream:",
-  "style-src 'self' 'unsafe-inline'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function demoCsp(advertised?: string): string {
+  let extra = '';
+  if (advertised) {
+    try {
+      const o = new URL(advertised).origin;
+      extra = ` ${o} ${o.replace(/^http/, 'ws')}`;
+    } catch {
+      extra = '';
+    }
+  }
+  return [
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval' blob:",
+    "worker-src 'self' blob:",
+    `connect-src 'self' blob: data:${extra}`,
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob: mediastream:",
+    "style-src 'self' 'unsafe-inline'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 /** The real path of `rel` inside `dir`, or undefined (bad name, missing, a link out, too large). */
 async function resolveInside(dir: string, rel: string): Promise<string | undefined> {
@@ -109,7 +123,7 @@ export async function staticRoutes(app: FastifyInstance, ctx: AppContext): Promi
         `the demo page is not built (${DEMO_PAGE} in the capture package): run npm install`,
       );
     return sendStatic(req, reply, file, {
-      'Content-Security-Policy': DEMO_CSP,
+      'Content-Security-Policy': demoCsp(ctx.publicUrl),
       'Permissions-Policy': 'camera=(self), microphone=()',
       'Referrer-Policy': 'no-referrer',
       'X-Frame-Options': 'DENY',

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
  * `vitals-server`: the operator command line of CONTRACT.md. Commands: serve, worker, migrate,
- * orgs create, keys create|disable|enable (webhooks come with the batch tier).
+ * orgs create|balance, keys create|disable|enable (webhooks come with the batch tier).
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { UsageError, toCamel } from './cli/args.js';
-import { orgsCreate, keysCreate, keysSetStatus } from './cli/admin.js';
+import { orgsBalance, orgsCreate, keysCreate, keysSetStatus } from './cli/admin.js';
 import { serve } from './cli/serve.js';
 import { openStore } from './deps.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -19,7 +19,8 @@ Commands:
   serve [--host H] [--port P] [--data-dir D]     run the service (prints "listening on http://H:P")
   worker [--data-dir D]                          run a job worker only (scale-out mode)
   migrate [--data-dir D]                         apply database migrations and exit
-  orgs create --name N [--token-balance USD] --json
+  orgs create --name N [--token-balance USD] --json   (no --token-balance: unmetered)
+  orgs balance ORG (--set USD | --unmetered) [--json]
   keys create [--org ORG] [--rate-limit-per-min N] [--quota-seconds-month N]
               [--token-quota-month USD] [--expires-at EPOCH_MS] [--features a,b] --json
   keys disable KEY_ID | keys enable KEY_ID
@@ -34,6 +35,8 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
   name: { type: 'string' },
   'token-balance': { type: 'string' },
+  set: { type: 'string' },
+  unmetered: { type: 'boolean' },
   org: { type: 'string' },
   'rate-limit-per-min': { type: 'string' },
   'quota-seconds-month': { type: 'string' },
@@ -99,9 +102,17 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'orgs':
-      if (sub !== 'create') throw new UsageError('usage: orgs create --name N [--token-balance USD] --json');
-      out(await orgsCreate(config, { name: flags.name as string, tokenBalance: flags.tokenBalance as string }));
-      return 0;
+      if (sub === 'create') {
+        out(await orgsCreate(config, { name: flags.name as string, tokenBalance: flags.tokenBalance as string }));
+        return 0;
+      }
+      if (sub === 'balance') {
+        out(await orgsBalance(config, rest[0], { set: flags.set as string, unmetered: flags.unmetered === true }));
+        return 0;
+      }
+      throw new UsageError(
+        'usage: orgs create --name N [--token-balance USD] --json | orgs balance ORG (--set USD | --unmetered)',
+      );
     case 'keys':
       if (sub === 'create') {
         out(await keysCreate(config, flags as Record<string, string>));

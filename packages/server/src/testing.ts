@@ -25,7 +25,8 @@ export interface TestKeyOptions {
   rateLimitPerMin?: number;
   quotaSecondsMonth?: number;
   tokenQuotaMonthUsd?: number;
-  tokenBalanceUsd?: number;
+  /** The organization's balance (default $100); null: unmetered (CLARIFICATIONS 28). */
+  tokenBalanceUsd?: number | null;
   expiresAt?: number;
   status?: 'active' | 'disabled';
   features?: string[];
@@ -78,7 +79,16 @@ export async function openTestDatabase(
 
 export async function makeKey(ctx: AppContext, opts: TestKeyOptions = {}): Promise<TestKey> {
   const now = ctx.clock.now();
-  const orgId = opts.orgId ?? (await createOrg(ctx.db.db, `test-${randomHex(3)}`, opts.tokenBalanceUsd ?? 100, now)).id;
+  const orgId =
+    opts.orgId ??
+    (
+      await createOrg(
+        ctx.db.db,
+        `test-${randomHex(3)}`,
+        opts.tokenBalanceUsd === undefined ? 100 : opts.tokenBalanceUsd,
+        now,
+      )
+    ).id;
   const input: CreateKeyInput = {
     orgId,
     rateLimitPerMin: opts.rateLimitPerMin,

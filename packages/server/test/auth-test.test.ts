@@ -32,6 +32,7 @@ describe('POST /sdk/v1/auth/test', () => {
           tokenQuotaMonthUsd: 12.5,
           tokensUsedUsd: 0,
         },
+        metering: 'metered',
         tokenBalanceUsd: 42,
         organization: { id: w.key.orgId, name: expect.any(String) },
         serverTime: w.clock.now(),
@@ -39,6 +40,12 @@ describe('POST /sdk/v1/auth/test', () => {
     } finally {
       await w.close();
     }
+  });
+
+  test('.happy an organization whose balance was never set reads unmetered (CLARIFICATIONS 28)', async ({ world }) => {
+    const key = await world.newKey({ tokenBalanceUsd: null });
+    const d = json(await world.call({ method: 'POST', url: '/sdk/v1/auth/test', key })).data;
+    expect(d).toMatchObject({ metering: 'unmetered', tokenBalanceUsd: null });
   });
 
   test('.happy a key without limits shows them as 0 / null', async ({ world }) => {

@@ -57,7 +57,7 @@ function startWorker(world: BatchWorld, env: Record<string, string>): ChildProce
 
 test('SIGKILL a worker mid-job: another finishes it, exactly once', async () => {
   w = await createBatchWorld({ clock: systemClock, pgQueue: true, batch: { embeddedWorker: false } });
-  const balance0 = (await getOrg(w.ctx.db.db, w.key.orgId))!.tokenBalanceMicro;
+  const balance0 = (await getOrg(w.ctx.db.db, w.key.orgId))!.tokenBalanceMicro!;
   const job = await createJob(w, phantomFramesFile({ durationSec: 20 }), { features: ['hrv'] });
 
   const a = startWorker(w, { VITALS_TEST_JOB_DELAY_MS: '60000' });

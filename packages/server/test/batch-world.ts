@@ -23,6 +23,7 @@ import { loadConfig } from '../src/config.js';
 import { ManualClock, systemClock, type Clock } from '../src/clock.js';
 import { createContext, closeContext } from '../src/deps.js';
 import { buildServer } from '../src/server.js';
+import type { BuildOptions } from '../src/app.js';
 import { makeKey, openTestDatabase, type TestKey, type TestKeyOptions } from '../src/testing.js';
 import type { AppContext } from '../src/context.js';
 import type { BatchConfig, BatchRuntime } from '../src/batch/index.js';
@@ -89,6 +90,8 @@ export async function createBatchWorld(
     clock?: Clock;
     /** On PostgreSQL, configure VITALS_DATABASE_URL too, so the queue is pg-boss (scale-out mode). */
     pgQueue?: boolean;
+    /** Pino options for the app's log (none by default). */
+    logger?: BuildOptions['logger'];
   } = {},
 ): Promise<BatchWorld> {
   const store = await openBatchDatabase();
@@ -106,7 +109,7 @@ export async function createBatchWorld(
   });
   // Tests do not load the face models: emotion and gaze are "not available" unless a test says so.
   ctx.batch!.auxCapabilities = async () => ({ emotion: false, gaze: false });
-  const { app } = await buildServer(ctx);
+  const { app } = await buildServer(ctx, { logger: opts.logger });
   const key = await makeKey(ctx, opts.keyOptions);
   return {
     app,

@@ -37,7 +37,7 @@ const wire = async (jobId: string) => json(await w.call({ url: `/sdk/v1/cloud/jo
 
 describe('frames jobs', () => {
   test('queued → running → completed: attested cloud measurement, frames and seconds, object deleted, metered once', async () => {
-    const balance0 = (await getOrg(w.ctx.db.db, w.key.orgId))!.tokenBalanceMicro;
+    const balance0 = (await getOrg(w.ctx.db.db, w.key.orgId))!.tokenBalanceMicro!;
     const job = await createJob(w, phantomFramesFile({ durationSec: 30, heartRateBpm: 75 }), {
       userRef: 'athlete-7',
       features: ['hrv', 'bp'],

@@ -24,10 +24,16 @@ export function registeredRoutes(app: FastifyInstance): Array<{ method: string; 
 const openapiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 describe('GET /health', () => {
-  test('.happy {ok:true, version}', async ({ world }) => {
+  test('.happy {ok:true, version}, and the workers check (additive; test/worker-heartbeat.test.ts)', async ({
+    world,
+  }) => {
     const res = await world.app.inject({ url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ ok: true, version: world.t.config.version });
+    expect(json(res)).toEqual({
+      ok: true,
+      version: world.t.config.version,
+      workers: { alive: 1, jobsWaiting: 0, stalled: false, embedded: true, checkedAt: world.clock.now() },
+    });
     expect(world.t.config.version).toMatch(/^\d+\.\d+\.\d+/);
   });
 });
@@ -104,6 +110,7 @@ describe('GET /openapi.json', () => {
         'features',
         'limits',
         'quotas',
+        'metering',
         'tokenBalanceUsd',
         'organization',
         'serverTime',

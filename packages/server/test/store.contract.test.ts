@@ -13,7 +13,15 @@ import { newLogId, newMeasurementId, randomHex, ZERO_LOG_ID, sha256Hex } from '@
 import { openDatabase, type DbHandle } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { migrationProvider } from '../src/store/migrations/index.js';
-import { createKey, createOrg, getKey, getOrg, setKeyStatus } from '../src/store/orgs-keys.js';
+import {
+  createKey,
+  createOrg,
+  drawDownTokenBalance,
+  getKey,
+  getOrg,
+  setKeyStatus,
+  setOrgTokenBalance,
+} from '../src/store/orgs-keys.js';
 import { spendNonce, sweepNonces } from '../src/store/nonces.js';
 import { appendUsage, listUsage, usageLogRow, type UsageRow } from '../src/store/usage-log.js';
 import {
@@ -220,7 +228,7 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
         expect(migrated.error).toBeUndefined();
         expect(await spendNonce(fdb, 'k', 'spent-before', T, 600_000)).toBe(true);
         expect(await spendNonce(fdb, 'k', 'expired-before', T - 700_000, 600_000)).toBe(true);
-        expect(await migrateToLatest(fdb)).toEqual(['004-nonces-without-rowid']);
+        expect(await migrateToLatest(fdb)).toContain('004-nonces-without-rowid');
         expect(await spendNonce(fdb, 'k', 'spent-before', T + 1, 600_000)).toBe(false);
         expect(await spendNonce(fdb, 'k', 'expired-before', T, 600_000)).toBe(true);
         expect(await spendNonce(fdb, 'k', 'fresh-after', T, 600_000)).toBe(true);
@@ -234,6 +242,58 @@ describe.each(ADAPTERS)('store contract: $name', (adapter) => {
           expect(rows.map((r) => r.name)).toEqual(['nonces', 'nonces_expiry']);
           expect(rows[0].sql).toMatch(/without rowid\s*$/i);
         }
+      } finally {
+        await fresh.cleanup();
+      }
+    });
+  });
+
+  describe('token balances (CLARIFICATIONS 28: null = unmetered)', () => {
+    test('an org created without a balance is unmetered; setting one (0 included) and clearing it round-trip', async () => {
+      const org = await createOrg(db(), 'self-hosted', null, T);
+      expect(org.tokenBalanceMicro).toBeNull();
+      expect(await getOrg(db(), org.id)).toEqual({
+        id: org.id,
+        name: 'self-hosted',
+        tokenBalanceMicro: null,
+        createdAt: T,
+      });
+      expect(await setOrgTokenBalance(db(), org.id, 0)).toBe(true);
+      expect((await getOrg(db(), org.id))!.tokenBalanceMicro).toBe(0);
+      expect(await setOrgTokenBalance(db(), org.id, 2_500_000)).toBe(true);
+      expect((await getOrg(db(), org.id))!.tokenBalanceMicro).toBe(2_500_000);
+      expect(await setOrgTokenBalance(db(), org.id, null)).toBe(true);
+      expect((await getOrg(db(), org.id))!.tokenBalanceMicro).toBeNull();
+      expect(await setOrgTokenBalance(db(), 'org_nope', 1)).toBe(false);
+    });
+
+    test('a settled cost draws from a metered balance only', async () => {
+      const metered = await createOrg(db(), 'm', 1, T);
+      const unmetered = await createOrg(db(), 'u', null, T);
+      await drawDownTokenBalance(db(), metered.id, 250_000);
+      await drawDownTokenBalance(db(), unmetered.id, 250_000);
+      expect((await getOrg(db(), metered.id))!.tokenBalanceMicro).toBe(750_000);
+      expect((await getOrg(db(), unmetered.id))!.tokenBalanceMicro).toBeNull();
+      // Clearing and setting again starts from the amount set, not from what was drawn meanwhile.
+      await setOrgTokenBalance(db(), unmetered.id, 3_000_000);
+      expect((await getOrg(db(), unmetered.id))!.tokenBalanceMicro).toBe(3_000_000);
+    });
+
+    test('migration 005 keeps organizations that existed before it metered, with their balance', async () => {
+      const fresh = await adapter.open();
+      try {
+        const fdb = fresh.db.db;
+        const before = await new Migrator({ db: fdb, provider: migrationProvider }).migrateTo(
+          '004-nonces-without-rowid',
+        );
+        expect(before.error).toBeUndefined();
+        await sql`insert into orgs (id, name, token_balance_micro, created_at) values ('org_a', 'a', 0, ${T}), ('org_b', 'b', 7000000, ${T})`.execute(
+          fdb,
+        );
+        expect(await migrateToLatest(fdb)).toContain('005-unmetered-orgs-and-worker-heartbeats');
+        expect((await getOrg(fdb, 'org_a'))!.tokenBalanceMicro).toBe(0);
+        expect((await getOrg(fdb, 'org_b'))!.tokenBalanceMicro).toBe(7_000_000);
+        expect((await createOrg(fdb, 'new', null, T)).tokenBalanceMicro).toBeNull();
       } finally {
         await fresh.cleanup();
       }

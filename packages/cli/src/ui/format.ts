@@ -72,7 +72,8 @@ export function formatFacts(facts: Record<string, unknown>, driftMs?: number): s
       tokenQuotaMonthUsd?: number | null;
       tokensUsedUsd?: number;
     };
-    tokenBalanceUsd?: number;
+    metering?: 'metered' | 'unmetered';
+    tokenBalanceUsd?: number | null;
     organization?: { id?: string; name?: string } | null;
   };
   const q = f.quotas;
@@ -99,7 +100,15 @@ export function formatFacts(facts: Record<string, unknown>, driftMs?: number): s
         ? `$${fixed(q.tokensUsedUsd, 2)} this month${q.tokenQuotaMonthUsd ? ` of $${fixed(q.tokenQuotaMonthUsd, 2)}` : ''}`
         : undefined,
     ],
-    ['Token balance', f.tokenBalanceUsd !== undefined ? `$${fixed(f.tokenBalanceUsd, 2)}` : undefined],
+    [
+      'Token balance',
+      // An unmetered organization has no balance to show (CLARIFICATIONS 28).
+      f.metering === 'unmetered' || f.tokenBalanceUsd === null
+        ? 'unmetered'
+        : f.tokenBalanceUsd !== undefined
+          ? `$${fixed(f.tokenBalanceUsd, 2)}`
+          : undefined,
+    ],
     [
       'Clock drift',
       driftMs !== undefined

@@ -63,7 +63,13 @@ export const AuthTestResult = Type.Object({
     tokenQuotaMonthUsd: Nullable(Num()),
     tokensUsedUsd: Num(),
   }),
-  tokenBalanceUsd: Num(),
+  /**
+   * `unmetered`: the organization's balance was never set (or was cleared), so no balance is checked
+   * and `tokenBalanceUsd` is null; usage is still recorded (CLARIFICATIONS 28).
+   */
+  metering: Type.Union([Type.Literal('metered'), Type.Literal('unmetered')]),
+  /** The organization's balance in dollars; null when unmetered. */
+  tokenBalanceUsd: Nullable(Num()),
   organization: Nullable(Type.Object({ id: Type.String(), name: Type.String() })),
   /** The server clock, epoch ms (for checking the client's clock against the ±300 s window). */
   serverTime: Type.Integer(),

@@ -10,7 +10,7 @@
  * | VITALS_WORKER_CONCURRENCY | jobs a worker process runs at once | 2 |
  * | VITALS_SWEEP_INTERVAL_SEC | how often expired objects are swept | 30 |
  * | VITALS_WEBHOOK_RETRY_BASE_MS | first retry delay; attempt n waits base * 4^(n-1) | 5000 |
- * | VITALS_EMBEDDED_WORKER | `0`: `serve` on SQLite runs no worker (run `vitals-server worker` beside it) | 1 |
+ * | VITALS_EMBEDDED_WORKER | `0`: `serve` runs no worker, on either store (run `vitals-server worker` beside it) | 1 |
  * | VITALS_TEST_JOB_DELAY_MS | tests only: a pause inside processing, to kill a worker mid-job | 0 |
  */
 import { ConfigError } from '../config.js';
@@ -22,7 +22,7 @@ export interface BatchConfig {
   readonly sweepMs: number;
   readonly webhookRetryBaseMs: number;
   readonly testJobDelayMs: number;
-  /** `serve` runs a worker in-process when the store is SQLite. */
+  /** `serve` runs a worker in-process (SQLite and PostgreSQL alike). */
   readonly embeddedWorker: boolean;
   /** A job claimed this many times without settling is failed (`internal_error`). */
   readonly maxJobAttempts: number;

@@ -72,3 +72,16 @@ export async function claimableJobs(
     .limit(limit)
     .execute();
 }
+
+/** How many jobs wait for a worker: queued, or running under a lapsed lease (batch/heartbeat.ts). */
+export async function countWaitingJobs(db: Kysely<Database>, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('cloud_jobs')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('mode', 'in', [...BATCH_MODES])
+    .where((eb) =>
+      eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb('lease_until', '<', now)])]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -14,6 +14,8 @@ import { processJob } from './process.js';
 import { sweepOnce } from './sweeper.js';
 import { deliverDue } from '../webhooks/dispatcher.js';
 import { unavailableReason } from '../store/unavailable.js';
+import { beat, forgetWorker } from '../store/heartbeats.js';
+import { HEARTBEAT_MS } from './heartbeat.js';
 
 export const workerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
@@ -97,6 +99,9 @@ export class Worker {
       t.unref();
       this.timers.push(t);
     };
+    // Alive for whoever watches (batch/heartbeat.ts): one beat before taking work, then every HEARTBEAT_MS.
+    await this.beat().catch(() => undefined);
+    every(HEARTBEAT_MS, () => this.beat());
     every(this.rt.settings.pollMs, () => this.scan());
     every(this.rt.settings.pollMs, () => deliverDue(this.ctx, this.rt));
     every(this.rt.settings.sweepMs, () => sweepOnce(this.ctx, this.rt));
@@ -134,9 +139,14 @@ export class Worker {
     }
   }
 
+  private beat(): Promise<void> {
+    return beat(this.ctx.db.db, this.owner, this.ctx.clock.now());
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers.splice(0)) clearInterval(t);
     await this.rt.queue.stop();
+    await forgetWorker(this.ctx.db.db, this.owner).catch(() => undefined);
   }
 }

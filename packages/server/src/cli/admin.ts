@@ -1,19 +1,46 @@
-/** Operator commands (CONTRACT.md): orgs create, keys create|disable|enable. */
+/** Operator commands (CONTRACT.md): orgs create|balance, keys create|disable|enable. */
 import type { Config } from '../config.js';
 import { createContext, closeContext } from '../deps.js';
 import { createKey, createOrg, getOrg, microFromUsd, setKeyStatus } from '../store/orgs-keys.js';
+import { balanceProblem, setTokenBalance, tokenBalanceView } from '../domain/balance.js';
 import { FEATURES } from '@vitals/protocol';
 import { UsageError } from './args.js';
 
+/** A `--token-balance` / `--set` amount in dollars, or a usage error. */
+function balanceUsd(flag: string, raw: string): number {
+  const usd = raw.trim() === '' ? NaN : Number(raw);
+  const problem = balanceProblem(usd);
+  if (problem) throw new UsageError(`${flag}: ${problem}`);
+  return usd;
+}
+
+/** Without `--token-balance` the organization is unmetered (CLARIFICATIONS 28); with it (0 included), metered. */
 export async function orgsCreate(config: Config, opts: { name?: string; tokenBalance?: string }): Promise<object> {
   if (!opts.name) throw new UsageError('orgs create needs --name N');
-  const balance = opts.tokenBalance === undefined ? 0 : Number(opts.tokenBalance);
-  if (!Number.isFinite(balance) || balance < 0)
-    throw new UsageError('--token-balance must be a non-negative number of dollars');
+  const balance = opts.tokenBalance === undefined ? null : balanceUsd('--token-balance', opts.tokenBalance);
   const ctx = await createContext(config);
   try {
     const org = await createOrg(ctx.db.db, opts.name, balance, ctx.clock.now());
     return { orgId: org.id };
+  } finally {
+    await closeContext(ctx);
+  }
+}
+
+/** `orgs balance ORG (--set USD | --unmetered)`: sets or clears the balance (domain/balance.ts). */
+export async function orgsBalance(
+  config: Config,
+  orgId: string | undefined,
+  opts: { set?: string; unmetered?: boolean },
+): Promise<object> {
+  const usage = 'usage: orgs balance ORG (--set USD | --unmetered)';
+  if (!orgId || (opts.set === undefined) === !opts.unmetered) throw new UsageError(usage);
+  const usd = opts.set === undefined ? null : balanceUsd('--set', opts.set);
+  const ctx = await createContext(config);
+  try {
+    const org = await setTokenBalance(ctx.db.db, orgId, usd);
+    if (!org) throw new UsageError(`no organization ${orgId}`);
+    return { orgId, ...tokenBalanceView(org) };
   } finally {
     await closeContext(ctx);
   }
@@ -60,7 +87,8 @@ export async function keysCreate(
     if (orgId) {
       if (!(await getOrg(ctx.db.db, orgId))) throw new UsageError(`no organization ${orgId}`);
     } else {
-      orgId = (await createOrg(ctx.db.db, 'default', 0, now)).id;
+      // A new organization is unmetered, as self-hosting wants (CLARIFICATIONS 28).
+      orgId = (await createOrg(ctx.db.db, 'default', null, now)).id;
     }
     const { key, secret } = await createKey(
       ctx.db.db,

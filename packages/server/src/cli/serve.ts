@@ -1,4 +1,7 @@
-/** `vitals-server serve`: the API, the WebSocket endpoint and (embedded mode) the workers. */
+/**
+ * `vitals-server serve`: the API, the WebSocket endpoint and the workers in one process, on SQLite and
+ * PostgreSQL alike (VITALS_EMBEDDED_WORKER=0: API only; batch/plugin.ts).
+ */
 import type { Config } from '../config.js';
 import { createContext, closeContext } from '../deps.js';
 import { buildServer } from '../server.js';
@@ -10,7 +13,8 @@ export async function ensureDevelopmentKey(ctx: AppContext, print: (line: string
   const any = await ctx.db.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (any) return;
   const now = ctx.clock.now();
-  const org = await createOrg(ctx.db.db, 'development', 100, now);
+  // Unmetered like every organization created without a balance (CLARIFICATIONS 28).
+  const org = await createOrg(ctx.db.db, 'development', null, now);
   const { key, secret } = await createKey(ctx.db.db, { orgId: org.id, mode: 'test' }, now);
   print('First start: created a development organization and API key. The secret is shown this once:');
   print(`  VITALS_KEY_ID=${key.id}`);

@@ -1,7 +1,7 @@
 /**
  * `vitals-server worker [--data-dir D]` (CONTRACT.md): a job worker only. With PostgreSQL it takes
- * announcements from pg-boss; on SQLite it shares the data dir with `serve` (run that with
- * VITALS_EMBEDDED_WORKER=0 to leave all processing to workers). Either way it also resumes jobs a
+ * announcements from pg-boss; on SQLite it shares the data dir with `serve` (run `serve` with
+ * VITALS_EMBEDDED_WORKER=0, on either store, to leave all processing to workers). Either way it also resumes jobs a
  * dead process left behind, sweeps expired objects and sends due webhooks. Stops on SIGINT/SIGTERM
  * after the jobs in hand settle. Registers the batch tier's operator commands (bin.ts imports this).
  */

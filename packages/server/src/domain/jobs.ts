@@ -9,7 +9,8 @@ import type { Database } from '../store/schema.js';
 import { getJob, isTerminal, transitionJob, LIVE_STATUSES, patchJob, type JobRow } from '../store/jobs.js';
 import { getMeasurement, insertMeasurement } from '../store/measurements.js';
 import { addMonthUsage, getMonthUsage, monthOf } from '../store/metering.js';
-import { getOrg, type KeyRecord } from '../store/orgs-keys.js';
+import { drawDownTokenBalance, getOrg, type KeyRecord } from '../store/orgs-keys.js';
+import { balanceCovers } from './balance.js';
 import { costMicro } from './pricing.js';
 import { ApiError } from '../errors.js';
 import type { AppContext } from '../context.js';
@@ -150,11 +151,7 @@ export async function settleJob(ctx: AppContext, jobId: string, s: Settlement): 
     // Metering happens in the same transaction as the move: a job is charged once or not at all.
     const tokens = costMicro(common.seconds_processed, accepted);
     await addMonthUsage(trx, row.key_id, monthOf(now), common.seconds_processed, tokens);
-    await trx
-      .updateTable('orgs')
-      .set((eb) => ({ token_balance_micro: eb('token_balance_micro', '-', tokens) }))
-      .where('id', '=', row.org_id)
-      .execute();
+    await drawDownTokenBalance(trx, row.org_id, tokens);
     return true;
   });
   if (moved) await runAfterSettle(ctx, jobId);
@@ -178,7 +175,8 @@ const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 /**
  * Checks run when a session or job is created (spec: Errors 403 codes): monthly cloud seconds,
- * the key's monthly token cap, and the organization's balance against the cost of `estimateSec`.
+ * the key's monthly token cap, and the organization's balance against the cost of `estimateSec`
+ * (only for a metered organization: CLARIFICATIONS 28, domain/balance.ts).
  */
 export async function assertCanSpend(
   ctx: AppContext,
@@ -193,7 +191,7 @@ export async function assertCanSpend(
     throw new ApiError('token_quota_exceeded', "the key's monthly token cap is exhausted");
   const org = await getOrg(ctx.db.db, key.orgId);
   const cost = costMicro(estimateSec, features);
-  if (!org || org.tokenBalanceMicro < cost)
+  if (!org || !balanceCovers(org, cost))
     throw new ApiError('insufficient_tokens', 'organization token balance cannot cover the measurement');
 }
 

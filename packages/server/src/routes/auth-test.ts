@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { AuthTestResult, ErrorEnvelope, LOGS_PER_MIN, envelopeOf } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { getOrg, usdFromMicro } from '../store/orgs-keys.js';
+import { tokenBalanceView } from '../domain/balance.js';
 import { monthOf, getMonthUsage } from '../store/metering.js';
 
 export async function authTestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -42,7 +43,7 @@ export async function authTestRoutes(app: FastifyInstance, ctx: AppContext): Pro
             tokenQuotaMonthUsd: key.tokenQuotaMonthMicro === null ? null : usdFromMicro(key.tokenQuotaMonthMicro),
             tokensUsedUsd: usdFromMicro(usage.tokensMicro),
           },
-          tokenBalanceUsd: org ? usdFromMicro(org.tokenBalanceMicro) : 0,
+          ...tokenBalanceView(org),
           organization: org ? { id: org.id, name: org.name } : null,
           serverTime: now,
         },

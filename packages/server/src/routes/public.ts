@@ -3,10 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import { PUBLIC_LIMITS, FEATURES } from '@vitals/protocol';
 import type { AppContext } from '../context.js';
 import { PRICING } from '../domain/pricing.js';
+import { workerWatchOf } from '../batch/heartbeat.js';
 
 export async function publicRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const hide = { schema: { hide: true } };
-  app.get('/health', hide, async () => ({ ok: true, version: ctx.config.version }));
+  // `workers` (additive): the API process's last check that jobs are being processed (batch/heartbeat.ts).
+  app.get('/health', hide, async () => {
+    const workers = workerWatchOf(ctx)?.last;
+    return { ok: true, version: ctx.config.version, ...(workers ? { workers } : {}) };
+  });
   app.get('/openapi.json', hide, async () => app.swagger());
   app.get('/api/v1/limits', hide, async () => ({ ok: true, data: PUBLIC_LIMITS }));
   app.get('/api/v1/pricing', hide, async () => ({ ok: true, data: PRICING }));

@@ -6,7 +6,11 @@ import type { Database } from './schema.js';
 export interface OrgRecord {
   id: string;
   name: string;
-  tokenBalanceMicro: number;
+  /**
+   * The token balance in micro-dollars, or null: the organization is unmetered (its balance was
+   * never set, or was cleared; CLARIFICATIONS 28). Stored as `orgs.metered` + `token_balance_micro`.
+   */
+  tokenBalanceMicro: number | null;
   createdAt: number;
 }
 
@@ -38,15 +42,17 @@ export interface CreateKeyInput {
 export const microFromUsd = (usd: number): number => Math.round(usd * 1_000_000);
 export const usdFromMicro = (micro: number): number => Math.round(micro) / 1_000_000;
 
+/** Creates an organization; `tokenBalanceUsd` null (the default for operators) makes it unmetered. */
 export async function createOrg(
   db: Kysely<Database>,
   name: string,
-  tokenBalanceUsd: number,
+  tokenBalanceUsd: number | null,
   now: number,
 ): Promise<OrgRecord> {
-  const org = { id: newOrgId(), name, token_balance_micro: microFromUsd(tokenBalanceUsd), created_at: now };
+  const micro = tokenBalanceUsd === null ? null : microFromUsd(tokenBalanceUsd);
+  const org = { id: newOrgId(), name, created_at: now, ...balanceColumns(micro) };
   await db.insertInto('orgs').values(org).execute();
-  return { id: org.id, name, tokenBalanceMicro: org.token_balance_micro, createdAt: now };
+  return { id: org.id, name, tokenBalanceMicro: micro, createdAt: now };
 }
 
 export async function getOrg(db: Kysely<Database>, id: string): Promise<OrgRecord | undefined> {
@@ -55,10 +61,32 @@ export async function getOrg(db: Kysely<Database>, id: string): Promise<OrgRecor
     row && {
       id: row.id,
       name: row.name,
-      tokenBalanceMicro: Number(row.token_balance_micro),
+      tokenBalanceMicro: Number(row.metered) ? Number(row.token_balance_micro) : null,
       createdAt: Number(row.created_at),
     }
   );
+}
+
+/** The stored form of a balance: null (unmetered) keeps 0 in the unused balance column. */
+const balanceColumns = (micro: number | null): { token_balance_micro: number; metered: number } =>
+  micro === null ? { token_balance_micro: 0, metered: 0 } : { token_balance_micro: micro, metered: 1 };
+
+/**
+ * Sets an organization's balance to `tokenBalanceMicro` (which turns the balance check on), or
+ * clears it with null (unmetered). False when there is no such organization. Callers validate the
+ * amount (domain/balance.ts setTokenBalance).
+ */
+export async function setOrgTokenBalance(
+  db: Kysely<Database>,
+  orgId: string,
+  tokenBalanceMicro: number | null,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('orgs')
+    .set(balanceColumns(tokenBalanceMicro))
+    .where('id', '=', orgId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }
 
 /** Creates a key and returns its secret, which is never stored and never shown again. */
@@ -110,4 +138,18 @@ export async function getKey(db: Kysely<Database>, id: string): Promise<KeyRecor
 export async function setKeyStatus(db: Kysely<Database>, id: string, status: 'active' | 'disabled'): Promise<boolean> {
   const res = await db.updateTable('api_keys').set({ status }).where('id', '=', id).executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * Draws a settled job's cost from its organization's balance (domain/jobs.ts settleJob, inside the
+ * settlement transaction). An unmetered organization has no balance to draw from; its usage is
+ * still recorded per key (store/metering.ts).
+ */
+export async function drawDownTokenBalance(db: Kysely<Database>, orgId: string, micro: number): Promise<void> {
+  await db
+    .updateTable('orgs')
+    .set((eb) => ({ token_balance_micro: eb('token_balance_micro', '-', micro) }))
+    .where('id', '=', orgId)
+    .where('metered', '=', 1)
+    .execute();
 }

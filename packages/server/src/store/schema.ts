@@ -3,8 +3,10 @@
 export interface OrgsTable {
   id: string;
   name: string;
-  /** Organization token balance in micro-dollars. */
+  /** Organization token balance in micro-dollars; only meaningful when `metered` is 1. */
   token_balance_micro: number;
+  /** 0: unmetered, the balance was never set (CLARIFICATIONS 28); 1: the balance is checked (migration 005). */
+  metered: number;
   created_at: number;
 }
 
@@ -184,6 +186,14 @@ export interface WebhookAttemptsTable {
   remote_address: string | null;
 }
 
+/** One row per running worker (migration 005; batch/heartbeat.ts). */
+export interface WorkerHeartbeatsTable {
+  /** The worker's owner id (host:pid:random, batch/worker.ts). */
+  id: string;
+  started_at: number;
+  beat_at: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -197,4 +207,5 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }

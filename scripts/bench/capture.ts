@@ -100,7 +100,8 @@ async function capture(): Promise<Record<string, any> | string> {
           document.addEventListener('vitals:error', r);
         }),
     );
-    return await page.evaluate(() => (document.querySelector('vitals-measure') as any).lastOutcome?.stats ?? {});
+    const stats = await page.evaluate(() => (document.querySelector('vitals-measure') as any).lastOutcome?.stats ?? {});
+    return { ...stats, chromium: browser.version() };
   } finally {
     await browser.close();
     await served.stop();
@@ -117,8 +118,8 @@ export async function run(): Promise<string> {
           '| figure | value |',
           '| --- | --- |',
           `| camera frames read in ${CAPTURE_SEC} s (fake camera at 30 fps) | ${s.framesRead} (${f(s.framesRead / CAPTURE_SEC)} fps), dropped for backlog ${s.framesDropped} |`,
-          `| main thread per frame (draw + read RGBA back) | ${f(s.mainMsPerFrame, 2)} ms |`,
-          `| tracker worker per frame (RGB, tracking, crop, packets; detection averaged in) | ${f(s.trackerMsPerFrame, 2)} ms |`,
+          `| main thread per frame (the frame RGBA: \`VideoFrame.copyTo\`, else a canvas read-back) | ${f(s.mainMsPerFrame, 2)} ms |`,
+          `| tracker worker per frame (tracking, crop, packets; detection averaged in) | ${f(s.trackerMsPerFrame, 2)} ms |`,
           `| detector per analysis (BlazeFace or FaceMesh tracking, tfjs-wasm ${'SIMD'}) | ${f(s.detectMsPerCall, 1)} ms, analysis rate at the end ${s.analysisHz} Hz |`,
           `| estimator worker per face crop (engine) | ${f(s.workerMsPerFrame, 3)} ms |`,
           `| page load to the first face crop (navigation start to the first type-1 packet) | ${f(s.firstCropMs / 1000, 2)} s |`,
@@ -127,7 +128,7 @@ export async function run(): Promise<string> {
   return [
     '## Capture',
     '',
-    `\`npm run bench -- capture\` (\`scripts/bench/capture.ts\`): headless Chromium (Debian ${'chromium'}, \`--disable-gpu\`) with the fake camera playing UBFC-rPPG subject 12 (640x480 MJPEG at 30 fps), the demo page on the device for ${CAPTURE_SEC} s against \`vitals-server serve\` on the same machine. ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${f(loadavg()[0])} at the end: the machine was shared, so per-frame times include waiting for a core.`,
+    `\`npm run bench -- capture\` (\`scripts/bench/capture.ts\`): headless Chromium ${typeof s === 'string' ? '' : s.chromium} (Debian's package, \`--disable-gpu\`) with the fake camera playing UBFC-rPPG subject 12 (640x480 MJPEG at 30 fps), the demo page on the device for ${CAPTURE_SEC} s against \`vitals-server serve\` on the same machine. ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'}), load average ${f(loadavg()[0])} at the end: the machine was shared, so per-frame times include waiting for a core.`,
     '',
     ...rows,
     '',

@@ -162,11 +162,12 @@ export class VitalsMeasureElement extends HTMLElement {
     });
     c.on('guidance', (g) => {
       this.$('.hint').textContent = g.message ?? '';
-      this.dataset.face = g.active.includes('no_face') ? '' : 'ok';
+      // The guide turns green on face crops (below) and back when the face is lost or unseeable.
+      if (g.active.includes('no_face') || g.active.includes('too_dark')) this.dataset.face = '';
       this.emitEvent('vitals-measure:guidance', g);
     });
     c.on('packet', (p) => {
-      if (p.type === 1 && this.dataset.face !== 'ok' && !this.$('.hint').textContent) this.dataset.face = 'ok';
+      if (p.type === 1 && this.dataset.face !== 'ok') this.dataset.face = 'ok';
     });
     c.on('hr', (e) => {
       const bpm = Math.round(e.hr);

@@ -30,6 +30,13 @@ interface VideoFrameLike {
   timestamp: number;
   displayWidth: number;
   displayHeight: number;
+  codedWidth: number;
+  codedHeight: number;
+  visibleRect: { x: number; y: number } | null;
+  copyTo(
+    dest: Uint8Array,
+    opts: { format: 'RGBA'; rect: { x: number; y: number; width: number; height: number } },
+  ): Promise<unknown>;
   close(): void;
 }
 type ProcessorCtor = new (init: { track: MediaStreamTrack; maxBufferSize?: number }) => {
@@ -49,6 +56,8 @@ export class FrameSource {
   private stopped = true;
   private lastMediaTime = -1;
   private cancelTrack: (() => void) | undefined;
+  /** Whether `VideoFrame.copyTo` converts to RGBA here (turned off at its first failure). */
+  private copyRgba = true;
   /** Main-thread ms spent drawing and reading frames (docs/benchmarks.md). */
   readMs = 0;
   frames = 0;
@@ -97,7 +106,10 @@ export class FrameSource {
         const { value: frame, done } = await reader.read();
         if (done || !frame) return;
         try {
-          if (!this.stopped) this.read(frame.timestamp / 1000, frame);
+          if (!this.stopped) {
+            if (this.copyRgba) await this.copy(frame);
+            else this.read(frame.timestamp / 1000, frame);
+          }
         } finally {
           frame.close();
         }
@@ -117,6 +129,31 @@ export class FrameSource {
     const v = this.video as RvfcVideo;
     if (this.handle && v.cancelVideoFrameCallback) v.cancelVideoFrameCallback(this.handle);
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /**
+   * A frame's RGBA by WebCodecs' own conversion (`copyTo` with `format: 'RGBA'`; about a sixth of
+   * drawing it to a canvas and reading it back); the canvas where the browser cannot convert.
+   */
+  private async copy(frame: VideoFrameLike): Promise<void> {
+    const t0 = performance.now();
+    const w = frame.displayWidth;
+    const h = frame.displayHeight;
+    const full = { x: 0, y: 0, width: w, height: h };
+    if (frame.codedWidth !== w || frame.codedHeight !== h || frame.visibleRect?.x || frame.visibleRect?.y) {
+      this.copyRgba = false;
+      return this.read(frame.timestamp / 1000, frame);
+    }
+    try {
+      const buf = new Uint8Array(w * h * 4);
+      await frame.copyTo(buf, { format: 'RGBA', rect: full });
+      this.readMs += performance.now() - t0;
+      this.frames++;
+      this.onFrame({ index: this.index++, tSec: frame.timestamp / 1e6, width: w, height: h, rgba: buf.buffer });
+    } catch {
+      this.copyRgba = false;
+      this.read(frame.timestamp / 1000, frame);
+    }
   }
 
   private trackFps(stream: MediaStream): number {

@@ -144,9 +144,14 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       const job = await client.jobs.submit({ kind: 'frames', body: framesFile, consent: true });
       const done = await client.jobs.wait(job.jobId, { timeoutMs: 120_000, intervalMs: 500 });
       expect(done.status, JSON.stringify(done.error)).toBe('completed');
-      const hr = done.measurement?.cardiac?.heartRate?.value;
-      expect(hr).toBeTypeOf('number');
-      expect(Math.abs(hr! - onDevice.detail.cardiac.heartRate.value)).toBeLessThanOrEqual(0.5);
+      // One estimator: the job grades the capture as the page did, and publishes the same rate.
+      const job_ = done.measurement!;
+      expect(job_.quality).toEqual(onDevice.detail.quality);
+      const pageHr = onDevice.detail.cardiac?.heartRate?.value;
+      const jobHr = job_.cardiac?.heartRate?.value;
+      console.log('frames job vs on-device', JSON.stringify({ jobHr, pageHr, quality: job_.quality }));
+      expect(jobHr).toBeTypeOf('number'); // a published rate (fails with the on-device one on a poor capture)
+      expect(Math.abs(jobHr! - pageHr)).toBeLessThanOrEqual(0.5);
     }, 180_000);
 
     it('in the cloud: the stream from the same page within 3 bpm', async () => {

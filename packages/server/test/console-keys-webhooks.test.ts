@@ -47,7 +47,7 @@ describe('API keys', () => {
     expect(JSON.stringify(row)).not.toContain(secret);
     const signed = await signedInject(
       cw.app,
-      { keyId: key.keyId, secret, orgId: cw.orgId },
+      { keyId: key.keyId, secret },
       {
         method: 'POST',
         url: '/sdk/v1/auth/test',

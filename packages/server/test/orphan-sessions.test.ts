@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createBatchWorld, json, type BatchWorld } from './batch-world.js';
 import { sweepOnce } from '../src/batch/index.js';
-import { batchOf } from '../src/batch/runtime.js';
+import { batchOf } from '../src/batch/batch-runtime.js';
 import { ORPHAN_GRACE_MS } from '../src/batch/orphans.js';
 import { WALL_GRACE_MS } from '../src/stream/limits.js';
 

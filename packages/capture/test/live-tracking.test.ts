@@ -48,7 +48,7 @@ async function* rawFrames(ffmpeg: string, file: string): AsyncGenerator<Uint8Arr
   const p = spawn(ffmpeg, ['-v', 'error', '-f', 'mjpeg', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   for await (const chunk of p.stdout as AsyncIterable<Buffer>) {
     buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
     while (buf.length >= size) {

@@ -102,7 +102,6 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
     afterAll(async () => {
       await browser?.close();
       await served?.stop();
-      if (!process.env.VITALS_SCREENSHOTS) rmSync(tmp, { recursive: true, force: true });
     });
 
     it('on the device: the result within 3 bpm of the reference, stored through the demo backend', async () => {
@@ -194,6 +193,11 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
     });
   },
 );
+
+// The temp folder (converted camera files) is shared by both suites: removed once, after both.
+afterAll(() => {
+  if (!process.env.VITALS_SCREENSHOTS) rmSync(tmp, { recursive: true, force: true });
+});
 
 describe.skipIf(!HAS_CHROMIUM)('a covered camera (black video)', () => {
   let served: Served;

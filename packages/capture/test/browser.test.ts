@@ -198,6 +198,11 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
   },
 );
 
+// The temp folder (converted camera files) is shared by both suites: removed once, after both.
+afterAll(() => {
+  if (!process.env.VITALS_SCREENSHOTS) rmSync(tmp, { recursive: true, force: true });
+});
+
 describe.skipIf(!HAS_CHROMIUM)('a covered camera (black video)', () => {
   let served: Served;
   let browser: Browser;

@@ -69,7 +69,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   ]);
   // A time bound per job (issue 19): a video that decodes this slowly is refused, not waited for.
   const budgetMs = opts.decodeBudgetMs ?? decodeBudgetMs(info.durationSec);
-  const budget = AbortSignal.timeout(budgetMs);
+  const budget = AbortSignal.timeout(Math.ceil(budgetMs));
   const signal = opts.signal ? AbortSignal.any([opts.signal, budget]) : budget;
   let run: FaceRun;
   try {
@@ -98,7 +98,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
 /** One minute plus ten times the video's length, at most 30 minutes (docs/decisions.md, "Batch and uploads"). */
 export function decodeBudgetMs(durationSec: number): number {
   const d = Number.isFinite(durationSec) && durationSec > 0 ? durationSec : 180;
-  return Math.min(30 * 60_000, 60_000 + 10_000 * d);
+  return Math.ceil(Math.min(30 * 60_000, 60_000 + 10_000 * d));
 }
 
 const baseStats = (info: ProbeInfo): Partial<VideoStats> => ({

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createTestApp, ManualClock, type TestApp } from '../src/testing.js';
-import { ensureDevelopmentKey } from '../src/cli/serve.js';
+import { createDevelopmentKey } from '../src/cli/serve.js';
 import { developmentKey } from '../src/demo/backend.js';
 import { setKeyStatus } from '../src/store/orgs-keys.js';
 import { goodMeasurement, signedInject } from './helpers.js';
@@ -41,7 +41,7 @@ async function demoApp(env: Record<string, string> = {}): Promise<TestApp & { de
     clock: new ManualClock(Date.now()),
     env: { VITALS_CAPTURE_DIR: captureDir, ...env },
   });
-  await ensureDevelopmentKey(t.ctx, () => undefined);
+  await createDevelopmentKey(t.ctx, () => undefined);
   const dev = await developmentKey(t.ctx);
   return Object.assign(t, { devKeyId: dev!.id });
 }

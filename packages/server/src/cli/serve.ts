@@ -12,6 +12,11 @@ import type { AppContext } from '../context.js';
 export async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
   const any = await ctx.db.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (any) return;
+  await createDevelopmentKey(ctx, print);
+}
+
+/** The development organization and key of a first start; the secret is printed this once. */
+export async function createDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
   const now = ctx.clock.now();
   // Unmetered like every organization created without a balance (CLARIFICATIONS 28).
   const org = await createOrg(ctx.db.db, 'development', null, now);

@@ -38,10 +38,6 @@ interface PageOutcome {
 const tmp = mkdtempSync(path.join(tmpdir(), 'vitals-browser-'));
 const shots = process.env.VITALS_SCREENSHOTS ?? path.join(tmp, 'screenshots');
 mkdirSync(shots, { recursive: true });
-// Removed after every suite of the file: the covered-camera suite writes its video here too.
-afterAll(() => {
-  if (!process.env.VITALS_SCREENSHOTS) rmSync(tmp, { recursive: true, force: true });
-});
 
 async function ffmpeg(args: string[]): Promise<void> {
   const { resolveFfmpeg } = await import('@vitals/media');

@@ -104,39 +104,44 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       await served?.stop();
     });
 
-    it('on the device: the result within 3 bpm of the reference, stored through the demo backend', async () => {
-      const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
-      await guard(ctx, served.baseUrl, foreign);
-      const page = await ctx.newPage();
-      setTimeout(
-        () => void page.screenshot({ path: path.join(shots, 'on-device-measuring.png') }).catch(() => {}),
-        20_000,
-      );
-      onDevice = await measure(
-        page,
-        `${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}&keepFrames=1`,
-      );
-      await page.screenshot({ path: path.join(shots, 'on-device-result.png'), fullPage: true });
-      const kept = await page.evaluate(() => {
-        const el = document.querySelector('vitals-measure') as unknown as {
-          lastOutcome?: { framesFile?: Uint8Array; stats: unknown; measurement?: { stats: unknown } };
-        };
-        const o = el.lastOutcome;
-        return { file: Array.from(o?.framesFile ?? []), stats: { capture: o?.stats, engine: o?.measurement?.stats } };
-      });
-      framesFile = Uint8Array.from(kept.file);
-      console.log('on-device capture', JSON.stringify(kept.stats), JSON.stringify(onDevice.detail.quality));
-      expect(onDevice.ok, JSON.stringify(onDevice.detail)).toBe(true);
-      const m = onDevice.detail;
-      expect(m).toMatchObject({ origin: 'on_device', attested: false, source: 'web', sdkVersion: '0.1.0' });
-      expect(m.id).toMatch(/^meas_/);
-      expect(m.modelsVersion).toMatch(/^human-/);
-      // The stored measurement is exactly what GET returns.
-      expect(await client.measurements.get(m.id)).toEqual(m);
-      expect(Math.abs(m.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
-      expect(onDevice.hr.length).toBeGreaterThan(0); // live hr events from the worker
-      await ctx.close();
-    }, 180_000);
+    // One retry: a late fake camera plays the face slow (docs/capture.md); a second capture is a new measurement.
+    it(
+      'on the device: the result within 3 bpm of the reference, stored through the demo backend',
+      { retry: 1, timeout: 180_000 },
+      async () => {
+        const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
+        await guard(ctx, served.baseUrl, foreign);
+        const page = await ctx.newPage();
+        setTimeout(
+          () => void page.screenshot({ path: path.join(shots, 'on-device-measuring.png') }).catch(() => {}),
+          20_000,
+        );
+        onDevice = await measure(
+          page,
+          `${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}&keepFrames=1`,
+        );
+        await page.screenshot({ path: path.join(shots, 'on-device-result.png'), fullPage: true });
+        const kept = await page.evaluate(() => {
+          const el = document.querySelector('vitals-measure') as unknown as {
+            lastOutcome?: { framesFile?: Uint8Array; stats: unknown; measurement?: { stats: unknown } };
+          };
+          const o = el.lastOutcome;
+          return { file: Array.from(o?.framesFile ?? []), stats: { capture: o?.stats, engine: o?.measurement?.stats } };
+        });
+        framesFile = Uint8Array.from(kept.file);
+        console.log('on-device capture', JSON.stringify(kept.stats), JSON.stringify(onDevice.detail.quality));
+        expect(onDevice.ok, JSON.stringify(onDevice.detail)).toBe(true);
+        const m = onDevice.detail;
+        expect(m).toMatchObject({ origin: 'on_device', attested: false, source: 'web', sdkVersion: '0.1.0' });
+        expect(m.id).toMatch(/^meas_/);
+        expect(m.modelsVersion).toMatch(/^human-/);
+        // The stored measurement is exactly what GET returns.
+        expect(await client.measurements.get(m.id)).toEqual(m);
+        expect(Math.abs(m.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
+        expect(onDevice.hr.length).toBeGreaterThan(0); // live hr events from the worker
+        await ctx.close();
+      },
+    );
 
     it('the kept frames file, uploaded as a frames job, gives the on-device heart rate within 0.5 bpm', async () => {
       expect(framesFile?.length).toBeGreaterThan(1000);
@@ -153,7 +158,8 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       expect(Math.abs(jobHr! - pageHr)).toBeLessThanOrEqual(0.5);
     }, 180_000);
 
-    it('in the cloud: the stream from the same page within 3 bpm', async () => {
+    // One retry: a late fake camera plays the face slow (docs/capture.md); a second capture is a new measurement.
+    it('in the cloud: the stream from the same page within 3 bpm', { retry: 1, timeout: 180_000 }, async () => {
       const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
       await guard(ctx, served.baseUrl, foreign);
       const page = await ctx.newPage();
@@ -164,7 +170,7 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       expect(await client.measurements.get(cloud.detail.id)).toEqual(cloud.detail);
       expect(Math.abs(cloud.detail.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
       await ctx.close();
-    }, 180_000);
+    });
 
     it('no request left for any host but the service', () => {
       expect(foreign).toEqual([]);

@@ -1,39 +1,75 @@
 import { describe, expect, it } from 'vitest';
 import { estimateOffline, generatePhantom } from '@vitals/engine';
 import { captureHeartRate } from '../src/rate/capture-rate.js';
-import { ANCHOR_EVIDENCE_MIN_SEC, assessQuality, minAnchorShare, minPublishSqi } from '../src/quality/quality.js';
+import {
+  assessQuality,
+  heartRateConfidence,
+  HR_CONFIDENCE_MAX,
+  minPublishSqi,
+  PUBLISH_EVIDENCE,
+  pulseEvidence,
+} from '../src/quality/quality.js';
 
-// The gate's second test: a capture whose analysis windows agree on one rate (anchorShare, the
-// share of the capture-averaged spectrum near its peak) shows a pulse even when single windows
-// are too noisy for the window-SQI test. Calibration and real-video nulls: docs/accuracy.md.
+// The gate publishes when one evidence statistic (window SQI and capture-level agreement, each
+// standardised against pulse-less captures of the same length) reaches PUBLISH_EVIDENCE, and the
+// heart rate's confidence is mapped from the same statistic. Calibration: docs/accuracy.md.
 
-describe('capture-level pulse evidence (minAnchorShare)', () => {
-  it('is not applied below 45 s, falls with length, and never goes under its floor', () => {
-    expect(minAnchorShare(20)).toBe(Infinity);
-    expect(minAnchorShare(ANCHOR_EVIDENCE_MIN_SEC - 0.1)).toBe(Infinity);
-    expect(minAnchorShare(NaN)).toBe(Infinity);
-    expect(minAnchorShare(45)).toBeCloseTo(0.391, 3);
-    expect(minAnchorShare(60)).toBeCloseTo(0.35, 2);
-    expect(minAnchorShare(90)).toBeGreaterThanOrEqual(0.3);
-    for (let d = 45; d < 600; d += 5) expect(minAnchorShare(d + 5)).toBeLessThanOrEqual(minAnchorShare(d));
-    expect(minAnchorShare(3600)).toBe(0.3);
+describe('pulse evidence', () => {
+  it('standardises each part against pulse-less captures of the same length', () => {
+    // A null-typical capture scores near zero at every length; the same share is stronger evidence
+    // on a longer capture (the null's spread shrinks with length).
+    for (const d of [20, 45, 68, 120])
+      expect(Math.abs(pulseEvidence(d, 0.1, 0.208 + 1.86 / d).zShare)).toBeLessThan(1e-9);
+    expect(pulseEvidence(68, 0, 0.35).zShare).toBeGreaterThan(pulseEvidence(30, 0, 0.35).zShare);
+    // The window-SQI part alone reaches the threshold exactly at minPublishSqi.
+    for (const d of [20, 30, 60]) expect(pulseEvidence(d, minPublishSqi(d)).zSqi).toBeCloseTo(PUBLISH_EVIDENCE, 1);
+    // Without capture-level evidence only the window SQI counts.
+    expect(pulseEvidence(60, 0.3).score).toBe(pulseEvidence(60, 0.3).zSqi);
   });
 
-  it('publishes a capture whose windows fail the SQI test when they agree on one rate', () => {
+  it('rises with either kind of evidence', () => {
+    let last = -Infinity;
+    for (let share = 0.2; share <= 0.5; share += 0.02) {
+      const s = pulseEvidence(60, 0.15, share).score;
+      expect(s).toBeGreaterThanOrEqual(last);
+      last = s;
+    }
+    last = -Infinity;
+    for (let sqi = 0; sqi <= 0.6; sqi += 0.05) {
+      const s = pulseEvidence(60, sqi, 0.28).score;
+      expect(s).toBeGreaterThanOrEqual(last);
+      last = s;
+    }
+  });
+});
+
+describe('the publication decision', () => {
+  it('publishes a capture whose windows are noisy when they agree on one rate', () => {
     const lowSqi = new Array(59).fill(0.05);
-    expect(0.05).toBeLessThan(minPublishSqi(68));
     expect(assessQuality(lowSqi, 0.9, 68).usable).toBe(false);
-    expect(assessQuality(lowSqi, 0.9, 68, { anchorShare: 0.2 }).usable).toBe(false);
-    const q = assessQuality(lowSqi, 0.9, 68, { anchorShare: 0.36 });
+    expect(assessQuality(lowSqi, 0.9, 68, { anchorShare: 0.24 }).usable).toBe(false);
+    const q = assessQuality(lowSqi, 0.9, 68, { anchorShare: 0.4 });
     expect(q.usable).toBe(true);
     expect(q.level).toBe('fair');
-    // Same share, too short for the test: the window SQI alone decides, and it says no.
-    expect(assessQuality(new Array(21).fill(0.05), 0.9, 30, { anchorShare: 0.45 }).usable).toBe(false);
+    expect(q.confidence).toBeGreaterThan(0.8);
+    // The same share on a 20 s capture is within what pulse-less 20 s captures reach.
+    expect(assessQuality(new Array(11).fill(0.05), 0.9, 20, { anchorShare: 0.4 }).usable).toBe(false);
   });
 
-  it('still publishes nothing for pulse-less captures of 45 s and longer', () => {
+  it('publishes weak evidence of both kinds together where neither alone passes', () => {
+    const d = 60;
+    const sqi = new Array(51).fill(0.21);
+    const share = 0.355;
+    const e = pulseEvidence(d, 0.21, share);
+    expect(e.zSqi).toBeLessThan(PUBLISH_EVIDENCE);
+    expect(e.zShare).toBeLessThan(PUBLISH_EVIDENCE);
+    expect(assessQuality(sqi, 0.9, d, { anchorShare: share }).usable).toBe(true);
+    expect(assessQuality(sqi, 0.9, d, { anchorShare: 0.24 }).usable).toBe(false);
+  });
+
+  it('never publishes pulse-less phantom captures', () => {
     let seed = 400;
-    for (const durationSec of [45, 60, 90]) {
+    for (const durationSec of [20, 45, 90]) {
       for (const o of [
         { pulseAmplitude: 0, noiseStd: 2 },
         { pulseAmplitude: 0, noiseStd: 6, illuminationDrift: 0.05, motionPx: 1 },
@@ -41,12 +77,37 @@ describe('capture-level pulse evidence (minAnchorShare)', () => {
       ]) {
         const m = estimateOffline(generatePhantom({ durationSec, ...o, seed: seed++ }).packets);
         expect(m.quality.usable).toBe(false);
+        expect(m.quality.level).toBe('poor');
         expect(m.cardiac.heartRate).toBeNull();
-        expect(m.stats.anchorShare!).toBeLessThan(minAnchorShare(durationSec));
       }
     }
   });
 
+  it('publishes a clear pulse with a high confidence', () => {
+    const { packets, truth } = generatePhantom({ durationSec: 30, heartRateBpm: 84, pulseAmplitude: 0.006, seed: 77 });
+    const m = estimateOffline(packets);
+    expect(m.quality.usable).toBe(true);
+    expect(Math.abs(m.cardiac.heartRate!.value - truth.heartRateBpm)).toBeLessThan(3);
+    expect(m.cardiac.heartRate!.confidence).toBeGreaterThanOrEqual(heartRateConfidence(PUBLISH_EVIDENCE));
+  });
+});
+
+describe('heart-rate confidence', () => {
+  it('is monotone in the evidence, bounded, and about 0.88 at the threshold', () => {
+    let last = 0;
+    for (let s = -2; s <= 20; s += 0.25) {
+      const c = heartRateConfidence(s);
+      expect(c).toBeGreaterThanOrEqual(last);
+      expect(c).toBeLessThanOrEqual(HR_CONFIDENCE_MAX);
+      last = c;
+    }
+    expect(heartRateConfidence(PUBLISH_EVIDENCE)).toBeGreaterThan(0.85);
+    expect(heartRateConfidence(PUBLISH_EVIDENCE)).toBeLessThan(0.9);
+    expect(heartRateConfidence(NaN)).toBe(0);
+  });
+});
+
+describe('capture-level agreement (anchorShare)', () => {
   it('measures how much of the averaged spectrum sits at one rate', () => {
     const fs = 30;
     const n = 60 * fs;

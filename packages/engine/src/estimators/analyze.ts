@@ -5,7 +5,7 @@ import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
 import { conditionPulse, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/pulse-signals.js';
 import { referencedPulses } from '../pulse/background-reference.js';
-import { assessQuality, type QualityAssessment } from '../quality/quality.js';
+import { assessQuality, type PulseEvidence, type QualityAssessment } from '../quality/quality.js';
 import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
 import { captureHeartRate } from '../rate/capture-rate.js';
 import { bandObservable } from '../rate/hr-spectrum.js';
@@ -139,7 +139,9 @@ export function composeMeasurement(p: {
     stats: p.stats,
   };
   if (!quality.usable || !Number.isFinite(p.hrBpm) || !vitals) return { ...base, ...nullMetrics() };
-  const conf = roundTo(quality.score, 2);
+  // The heart rate's confidence is calibrated (quality.ts heartRateConfidence: the chance it is within
+  // 5 bpm); the other metrics keep the quality score as theirs.
+  const conf = roundTo(quality.confidence, 2);
   const h = vitals.hrv;
   const hrvOk = h !== null && hrvPublishable(vitals, quality.level, timing.durationSec);
   const hrvConf = h ? quality.score * h.acceptedFraction * Math.min(1, h.nnCount / 60) : 0;
@@ -206,6 +208,8 @@ export interface TraceAnalysis {
    * the server stores and returns.
    */
   vitals: PulseVitals | null;
+  /** The evidence for a pulse the quality gate weighed (quality.ts pulseEvidence; null when not analysed). */
+  evidence: PulseEvidence | null;
 }
 
 /** `analyzeTrace`, also returning the chain's internal beat-level results (same measurement). */
@@ -245,6 +249,7 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
         stats,
       }),
       vitals: null,
+      evidence: null,
     };
   }
   const fs = timing.sampleRateHz;
@@ -271,6 +276,7 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
   });
   const hrBpm = capture.hrBpm;
   const quality = assessQuality(track.sqi, skin, timing.durationSec, { anchorShare: capture.anchorShare });
+  const evidence = quality.evidence;
   stats.internalHeartRateBpm = Number.isFinite(hrBpm) ? roundTo(hrBpm, 1) : null;
   stats.anchorShare = Number.isFinite(capture.anchorShare) ? roundTo(capture.anchorShare, 3) : null;
   if (!Number.isFinite(hrBpm)) {
@@ -286,6 +292,7 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
         stats,
       }),
       vitals: null,
+      evidence,
     };
   }
   const tel = trace.telemetry;
@@ -308,5 +315,9 @@ export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions 
   const sqi = stats.medianSqi;
   const bp = estimateBloodPressure(hrBpm, vitals.riseFraction, sqi);
   const spo2 = estimateSpo2(redBlueRatioOfRatios(r, b, fs, hrBpm / 60), sqi);
-  return { measurement: composeMeasurement({ timing, quality, hrBpm, vitals, pulse, bp, spo2, stats }), vitals };
+  return {
+    measurement: composeMeasurement({ timing, quality, hrBpm, vitals, pulse, bp, spo2, stats }),
+    vitals,
+    evidence,
+  };
 }

@@ -17,6 +17,7 @@ const SECTIONS: { file: string; optional?: boolean }[] = [
   { file: 'ubfc2.ts' },
   { file: 'gate-null.ts' },
   { file: 'ubfc-video.ts', optional: true },
+  { file: 'null-videos-eval.ts', optional: true },
 ];
 
 async function main(): Promise<void> {

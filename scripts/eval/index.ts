@@ -71,10 +71,11 @@ capture rate: anchor at the peak of the capture-averaged spectrum down-weighted 
 references (background POS pulse, crop texture energy) peak, then the mean of the window rates
 tracked within ±15 bpm of it (rate/capture-rate.ts) → beats (parabolic sub-sample peaks; RR within 25 % of the last accepted interval, median-seeded)
 → HRV, Baevsky stress index, breathing rate (RIIV/RIAV/RIFV + head pitch, spectral fusion) → quality
-gate (a null test on the median window SQI, calibrated on pulse-less captures: see the phantom
-section's calibration table; SQI rescaled against its chance level for the window length and band;
-or, from 45 s, a null test on how much of the capture-averaged spectrum sits at its peak: see the
-capture-level calibration after the ubfc2 section). Metrics: MAE, RMSE and Pearson r over one value per recording. Each table states
+gate (one evidence statistic from the median window SQI, rescaled against its chance level for the
+window length and band, and from how much of the capture-averaged spectrum sits at its peak, each
+standardised against pulse-less captures of the same length and tested at a 0.1 % false-publication
+level; the published heart rate's confidence is the calibrated chance of being within 5 bpm: see
+"Quality gate: the publication decision" after the ubfc2 section). Metrics: MAE, RMSE and Pearson r over one value per recording. Each table states
 whether it uses every recording (the chain's internal heart rate, reported in
 \`stats.internalHeartRateBpm\` even when the quality gate withholds it) or only published values.
 

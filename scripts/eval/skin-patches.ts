@@ -15,7 +15,7 @@ interface CachedTrace {
   b: number[];
 }
 
-async function patchTrace(file: string): Promise<CachedTrace> {
+export async function patchTrace(file: string): Promise<CachedTrace> {
   const cache = cachePath('skin-patches', file.replace(/[/\\]/g, '_') + '.json');
   if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as CachedTrace;
   const path = join(DATA_DIR, 'skin-patches', file);

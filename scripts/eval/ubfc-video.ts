@@ -22,7 +22,7 @@ interface Processed {
   seconds: number;
 }
 
-async function processVideo(id: string, video: string): Promise<Processed> {
+export async function processVideo(id: string, video: string): Promise<Processed> {
   const framesPath = cachePath('ubfc-video', `${id}.${PIPELINE_VERSION}.frames`);
   const metaPath = framesPath + '.json';
   if (existsSync(metaPath)) {
@@ -93,7 +93,18 @@ export async function run(): Promise<SectionOutput> {
     }
   }
   const cleanStats = errorStats(clean.est, clean.ref);
+  const pubStats = errorStats(published.est, published.ref);
+  const coverageMet = published.est.length >= 0.9 * all.est.length && pubStats.mae <= 1.5;
   const headline: HeadlineRow[] = [
+    {
+      area: 'UBFC-rPPG videos end to end',
+      figure: 'coverage: labelled videos whose heart rate the quality gate publishes, and their MAE',
+      value: `${published.est.length}/${all.est.length} published, MAE ${fmt(pubStats.mae, 2)} bpm`,
+      target: '≥ 9/10, MAE ≤ 1.5 bpm',
+      met: coverageMet,
+      reference: `the chain's rate is within 5 bpm on ${all.est.filter((e, i) => Math.abs(e - all.ref[i]) <= 5).length}/${all.est.length} whatever the gate says`,
+      command: '`npm run eval`',
+    },
     {
       area: 'UBFC-rPPG videos end to end',
       figure: 'heart rate MAE through `videoToPackets` + `estimateOffline`, clean-label subjects',

@@ -56,7 +56,7 @@ describe('HRV publication', () => {
     const compose = (level: 'good' | 'fair', score: number) =>
       composeMeasurement({
         timing,
-        quality: { level, score, usable: true },
+        quality: { level, score, usable: true, evidence: null, confidence: 0.9 },
         hrBpm: measurement.cardiac.heartRate!.value,
         vitals,
         pulse: Float64Array.from(measurement.raw.ppgSignal),

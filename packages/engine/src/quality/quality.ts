@@ -62,8 +62,8 @@ const NULL_FALSE_PUBLISH = ((x: number): number => {
  * Smallest median window SQI that publishes on its own (without capture-level evidence): the level
  * where the window-SQI evidence reaches PUBLISH_EVIDENCE. Windows 10 s long overlapping by more than half
  * are counted as one independent window per 5 s (M); the median exceeds t when more than half of
- * them do (binomial tail with the null window tail above). 60 s: 0.25; 30 s: 0.37; 20 s: 0.48;
- * 15 s: 0.65; 10 s: 0.82. Checked on pulse-less phantom captures (docs/accuracy.md, gate calibration).
+ * them do (binomial tail with the null window tail above). 60 s: 0.37; 30 s: 0.59; 20 s: 0.81;
+ * shorter captures need more than a median SQI can give alone (the combination helps them).
  */
 export function minPublishSqi(durationSec: number): number {
   const m = Math.max(1, Math.min(401, (durationSec - WINDOW_SEC) / (WINDOW_SEC / 2) + 1));

@@ -80,9 +80,9 @@ const PARTS: [number, number][] = [
 export function phantomCaptures(): { nulls: GateCapture[]; labelled: GateCapture[] } {
   const nulls: GateCapture[] = [];
   let seed = 7000;
-  // 6 per length (one of them pure noise), 2 at 300 s: the calibration used 150 others.
-  for (const sec of [20, 30, 45, 60, 90, 300]) {
-    for (let k = 0; k < (sec > 90 ? 2 : 6); k++) {
+  // 24 per length to 90 s (four of them pure noise), 6 at 120 and 300 s; the calibration used 150 others.
+  for (const sec of [20, 30, 45, 60, 90, 120, 300]) {
+    for (let k = 0; k < (sec > 90 ? 6 : 24); k++) {
       const o =
         k % 6 === 5
           ? { pureNoise: true }
@@ -102,7 +102,7 @@ export function phantomCaptures(): { nulls: GateCapture[]; labelled: GateCapture
   const labelled: GateCapture[] = [];
   seed = 8000;
   for (const amp of [0.001, 0.0015, 0.002, 0.003, 0.004, 0.006]) {
-    for (const sec of [20, 45]) {
+    for (const sec of [20, 30, 45, 60]) {
       for (const noiseStd of [2, 6]) {
         const s = seed++;
         const g = generatePhantom({

@@ -38,7 +38,7 @@ export interface EngineStats {
   internalHeartRateBpm: number | null;
   /**
    * Share of the capture-averaged spectrum near its peak (rate/capture-rate.ts), the capture-level
-   * pulse evidence the quality gate tests (quality.ts minAnchorShare); null when not computed.
+   * pulse evidence the quality gate weighs (quality.ts pulseEvidence); null when not computed.
    */
   anchorShare: number | null;
   beatsDetected: number;

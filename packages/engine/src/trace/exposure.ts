@@ -1,10 +1,15 @@
 // Exposure of the face in a crop, for the quality reasons (quality/reasons.ts): mean luma and the
 // share of clipped pixels over the face region (the facial prior at least 0.5: the face ellipse
 // without the box corners, so a bright window behind the head does not count as a washed-out face).
+// Every third face pixel is read (about 300 of the crop's 1296): the figures are medians over many
+// frames, and the per-frame cost stays a fraction of the skin model's (docs/benchmarks.md, engine).
 import { CROP_PIXELS, facePrior } from './face-prior.js';
 
 /** A channel at or above this 8-bit level is taken as clipped (sensor or codec saturation). */
 export const CLIPPED_LEVEL = 250;
+
+/** One face pixel in this many is read. */
+const SUBSAMPLE = 3;
 
 let faceOffsets: Int32Array | null = null;
 
@@ -13,7 +18,8 @@ function offsets(): Int32Array {
   if (faceOffsets) return faceOffsets;
   const prior = facePrior();
   const idx: number[] = [];
-  for (let k = 0; k < CROP_PIXELS; k++) if (prior[k] >= 0.5) idx.push(3 * k);
+  let face = 0;
+  for (let k = 0; k < CROP_PIXELS; k++) if (prior[k] >= 0.5 && face++ % SUBSAMPLE === 0) idx.push(3 * k);
   faceOffsets = Int32Array.from(idx);
   return faceOffsets;
 }

@@ -8,7 +8,7 @@ export interface ShownMeasurement {
   id?: string;
   origin?: string;
   durationSec?: number;
-  quality?: { level: string; score: number; usable: boolean };
+  quality?: { level: string; score: number; usable: boolean; reasons?: { code: string; hint: string }[] };
   cardiac?: { heartRate: { value: number; unit: string; confidence?: number } | null };
   hrv?: { sdnnMs: number; rmssdMs: number; pnn50Pct: number } | null;
   respiratory?: { breathingRate: { value: number; unit: string } | null };
@@ -56,6 +56,15 @@ export function renderResult(root: HTMLElement, m: ShownMeasurement): void {
   q.className = `quality quality-${m.quality?.level ?? 'poor'}`;
   const level = m.quality?.level ?? 'poor';
   q.textContent = `Quality: ${QUALITY_WORDS[level] ?? level}${m.quality ? ` (score ${n(m.quality.score, 2)})` : ''}`;
+  // The quality reasons' hints (docs/engine.md, "Quality reasons"): what to change next time.
+  const tips = document.createElement('ul');
+  tips.className = 'reasons';
+  for (const r of m.quality?.reasons ?? []) {
+    const li = document.createElement('li');
+    li.dataset.code = r.code;
+    li.textContent = r.hint;
+    tips.append(li);
+  }
   const dl = document.createElement('dl');
   for (const [k, v] of metricRows(m)) {
     const dt = document.createElement('dt');
@@ -76,5 +85,5 @@ export function renderResult(root: HTMLElement, m: ShownMeasurement): void {
   const disc = document.createElement('p');
   disc.className = 'disclaimer';
   disc.textContent = DISCLAIMER;
-  root.append(h, q, dl, meta, disc);
+  root.append(h, q, ...(tips.childElementCount ? [tips] : []), dl, meta, disc);
 }

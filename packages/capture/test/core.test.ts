@@ -77,7 +77,7 @@ describe('the on-device estimator', () => {
 
   it('a poor capture carries no metric (spec: Measurement rule 1)', () => {
     const m = estimateOffline(phantom());
-    const poor: EngineMeasurement = { ...m, quality: { level: 'poor', score: 0.1, usable: false } };
+    const poor: EngineMeasurement = { ...m, quality: { ...m.quality, level: 'poor', score: 0.1, usable: false } };
     const r = toOnDeviceResult(poor, { sdkVersion: '0.1.0', modelsVersion: 'v1' });
     expect(r).toMatchObject({
       isComplete: false,

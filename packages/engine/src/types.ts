@@ -1,13 +1,15 @@
 /** Public result types of the engine (consumed by the server; names are part of the contract). */
 import type { QualityLevel } from './quality/quality.js';
 import type { StressLevel } from './vitals/stress.js';
+import type { QualityReason } from '@vitals/protocol';
 
 export type { QualityLevel, StressLevel };
 
 export interface EngineMeasurement {
   durationSec: number;
   isComplete: boolean;
-  quality: { level: QualityLevel; score: number; usable: boolean };
+  /** `reasons`: why the capture is not better (quality/reasons.ts); empty when nothing is wrong. */
+  quality: { level: QualityLevel; score: number; usable: boolean; reasons: QualityReason[] };
   cardiac: { heartRate: { value: number; unit: 'bpm'; confidence: number } | null };
   hrv: { sdnnMs: number; rmssdMs: number; pnn50Pct: number; confidence: number } | null;
   respiratory: { breathingRate: { value: number; unit: 'brpm'; confidence: number } | null };

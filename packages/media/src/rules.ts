@@ -29,6 +29,8 @@ export interface VideoStats {
   multipleFaces: boolean;
   maxFacesSeen: number;
   detector: string;
+  /** Encoded video bitrate from the container, bits per second; null when it does not say. */
+  bitRateBps: number | null;
 }
 
 export type VideoRejection = {

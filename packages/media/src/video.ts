@@ -214,6 +214,7 @@ function videoStats(info: ProbeInfo, run: FaceRun, detector: string): VideoStats
     multipleFaces: p.analysed > 0 && p.analysedWithSeveral / p.analysed >= MULTI_FACE_SHARE,
     maxFacesSeen: p.maxFacesSeen,
     detector,
+    bitRateBps: Number.isFinite(info.bitRate) && info.bitRate > 0 ? info.bitRate : null,
   };
 }
 

@@ -188,6 +188,7 @@ describe('rule order on the figures alone (rules.ts)', () => {
     multipleFaces: false,
     maxFacesSeen: 1,
     detector: 't',
+    bitRateBps: null,
     ...o,
   });
   it.each([

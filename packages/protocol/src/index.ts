@@ -8,3 +8,4 @@ export * from './telemetry.js';
 export * from './frames-file.js';
 export * from './schemas.js';
 export * from './crop.js';
+export * from './quality-reasons.js';

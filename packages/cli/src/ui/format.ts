@@ -11,6 +11,12 @@ function rows(pairs: Array<[string, string | undefined]>): string {
     .join('\n');
 }
 
+/** The quality reasons, one hint a line (docs/engine.md, "Quality reasons"); nothing when there are none. */
+function formatReasons(reasons: ReadonlyArray<{ code: string; hint: string }> | undefined): string {
+  if (!reasons?.length) return '';
+  return `To improve the next capture:\n${reasons.map((r) => `  - ${r.hint} (${r.code})`).join('\n')}\n`;
+}
+
 export function formatMeasurement(m: Measurement, job?: CloudJob): string {
   const head = `Measurement ${m.id} (${m.origin}${m.attested ? ', attested' : ''})`;
   const q = m.quality;
@@ -55,7 +61,7 @@ export function formatMeasurement(m: Measurement, job?: CloudJob): string {
       job ? `${job.jobId}${job.framesProcessed !== undefined ? ` (${job.framesProcessed} frames)` : ''}` : undefined,
     ],
   );
-  return `${head}\n${rows(pairs)}\nWellness estimates, not medical values.\n`;
+  return `${head}\n${rows(pairs)}\n${formatReasons(q?.reasons)}Wellness estimates, not medical values.\n`;
 }
 
 export function formatFacts(facts: Record<string, unknown>, driftMs?: number): string {

@@ -6,6 +6,8 @@ import { median, roundTo } from '../dsp/stats.js';
 import { conditionPulse, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/pulse-signals.js';
 import { referencedPulses } from '../pulse/background-reference.js';
 import { assessQuality, type PulseEvidence, type QualityAssessment } from '../quality/quality.js';
+import type { CaptureSource } from '../quality/capture-facts.js';
+import { qualityReasons } from '../quality/reasons.js';
 import { trackHeartRate, type HrTrack } from '../rate/track-heart-rate.js';
 import { captureHeartRate } from '../rate/capture-rate.js';
 import { bandObservable } from '../rate/hr-spectrum.js';
@@ -134,7 +136,8 @@ export function composeMeasurement(p: {
   const base = {
     durationSec: roundTo(timing.durationSec, 2),
     isComplete: quality.usable,
-    quality: { level: quality.level, score: roundTo(quality.score, 2), usable: quality.usable },
+    // `reasons` is filled by analyzeTraceWithInternals (quality/reasons.ts), from the verdict.
+    quality: { level: quality.level, score: roundTo(quality.score, 2), usable: quality.usable, reasons: [] },
     raw,
     stats: p.stats,
   };
@@ -188,6 +191,8 @@ export interface AnalyzeOptions {
    * captures after exercise (more noise let in, so less robust on poor video).
    */
   band?: 'rest' | 'wide';
+  /** What the server knows of the source video (a video job), for the quality reasons. */
+  source?: CaptureSource;
 }
 
 export function bandOf(opts: AnalyzeOptions): PulseBand {
@@ -214,6 +219,12 @@ export interface TraceAnalysis {
 
 /** `analyzeTrace`, also returning the chain's internal beat-level results (same measurement). */
 export function analyzeTraceWithInternals(trace: RgbTrace, opts: AnalyzeOptions = {}): TraceAnalysis {
+  const a = analyzeChain(trace, opts);
+  a.measurement.quality.reasons = qualityReasons(trace, a.measurement, opts.source);
+  return a;
+}
+
+function analyzeChain(trace: RgbTrace, opts: AnalyzeOptions): TraceAnalysis {
   const band = bandOf(opts);
   const n = trace.n;
   const timing = captureTiming(trace.tMicros, n);

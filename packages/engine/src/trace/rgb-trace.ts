@@ -3,6 +3,7 @@
 import type { Packet } from '@vitals/protocol';
 import { dequantizeTelemetry } from '@vitals/protocol';
 import { cropTexture } from './texture.js';
+import { faceExposure, type Exposure } from './exposure.js';
 import { skinWeightedRgbInto } from './skin-trace.js';
 import { createSkinTraceState, type SkinSample, type SkinTraceState } from './skin-trace-state.js';
 
@@ -17,6 +18,8 @@ export interface RgbTrace {
   bg: { r: Float64Array; g: Float64Array; b: Float64Array } | null;
   /** Crop texture energy per frame (texture.ts), a codec-artifact reference; absent like `bg`. */
   texture: Float64Array | null;
+  /** Face-region luma and clipped share per frame (exposure.ts), for the quality reasons; absent like `bg`. */
+  exposure: { luma: Float32Array; clipped: Float32Array } | null;
   /** Type-3 telemetry samples (head pose, motion) when any were received. */
   telemetry: { n: number; tMicros: Float64Array; pitchDeg: Float32Array; motion: Float32Array };
   /** Type-1 packets ignored because their timestamp did not increase. */
@@ -36,6 +39,7 @@ export function createRgbTrace(capacity = 1024): RgbTrace {
     skinFraction: new Float32Array(capacity),
     bg: { r: new Float64Array(capacity), g: new Float64Array(capacity), b: new Float64Array(capacity) },
     texture: new Float64Array(capacity),
+    exposure: { luma: new Float32Array(capacity), clipped: new Float32Array(capacity) },
     telemetry: { n: 0, tMicros: new Float64Array(256), pitchDeg: new Float32Array(256), motion: new Float32Array(256) },
     framesRejected: 0,
     lastQuality: null,
@@ -59,6 +63,7 @@ function ensureCapacity(t: RgbTrace): void {
   t.skinFraction = grow(t.skinFraction, size);
   if (t.bg) t.bg = { r: grow(t.bg.r, size), g: grow(t.bg.g, size), b: grow(t.bg.b, size) };
   if (t.texture) t.texture = grow(t.texture, size);
+  if (t.exposure) t.exposure = { luma: grow(t.exposure.luma, size), clipped: grow(t.exposure.clipped, size) };
 }
 
 function appendTelemetry(t: RgbTrace, tMicros: number, slots: Uint8Array): void {
@@ -79,6 +84,7 @@ function appendTelemetry(t: RgbTrace, tMicros: number, slots: Uint8Array): void 
 
 /** Per-frame scratch (appendPacket is synchronous and copies the sample out at once). */
 const sample: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0 };
+const exposure: Exposure = { luma: 0, clipped: 0 };
 
 /** Adds one packet to the trace. Returns true when a new RGB sample was appended. */
 export function appendPacket(t: RgbTrace, p: Packet): boolean {
@@ -102,6 +108,11 @@ export function appendPacket(t: RgbTrace, p: Packet): boolean {
         t.bg.b[i] = s.bgB;
       }
       if (t.texture) t.texture[i] = cropTexture(p.pixels);
+      if (t.exposure) {
+        faceExposure(p.pixels, exposure);
+        t.exposure.luma[i] = exposure.luma;
+        t.exposure.clipped[i] = exposure.clipped;
+      }
       t.n = i + 1;
       return true;
     }
@@ -143,6 +154,7 @@ export function traceFromRgb(
   t.skinFraction.fill(1, 0, n);
   t.bg = null;
   t.texture = null;
+  t.exposure = null;
   t.n = n;
   return t;
 }

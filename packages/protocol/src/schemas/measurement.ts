@@ -1,15 +1,27 @@
 /** The measurement: the submission body and the stored resource (spec: Resources, Measurement). */
 import { Type, type Static } from '@sinclair/typebox';
 import { USER_REF_PATTERN, VERSION_STRING_PATTERN } from '../limits.js';
-import { Nullable, Num } from './shared.js';
+import { QUALITY_REASON_CODES, QUALITY_REASON_HINT_MAX_CHARS, QUALITY_REASONS_MAX } from '../quality-reasons.js';
+import { Nullable, Num, StringEnum } from './shared.js';
 
 export const UserRef = Type.String({ pattern: USER_REF_PATTERN, minLength: 1, maxLength: 64 });
 export const VersionString = Type.String({ pattern: VERSION_STRING_PATTERN, minLength: 1, maxLength: 64 });
+
+/** Why a capture is not better, with a hint (docs/engine.md, "Quality reasons"). */
+export const QualityReason = Type.Object({
+  code: StringEnum(QUALITY_REASON_CODES),
+  hint: Type.String({ maxLength: QUALITY_REASON_HINT_MAX_CHARS }),
+  /** The measured value behind the reason, in the unit docs/engine.md gives for its code. */
+  value: Type.Optional(Num()),
+});
+export type QualityReason = Static<typeof QualityReason>;
 
 export const Quality = Type.Object({
   level: Type.Union([Type.Literal('good'), Type.Literal('fair'), Type.Literal('poor')]),
   score: Num({ minimum: 0, maximum: 1 }),
   usable: Type.Boolean(),
+  /** Present on every measurement the service computes; empty when nothing is wrong. */
+  reasons: Type.Optional(Type.Array(QualityReason, { maxItems: QUALITY_REASONS_MAX })),
 });
 
 export const HeartRate = Type.Object({

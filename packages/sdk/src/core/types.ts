@@ -12,6 +12,9 @@ import type * as P from '@vitals/protocol';
 import type { Feature } from '@vitals/protocol';
 
 export type QualityLevel = NonNullable<P.Measurement['quality']>['level'];
+/** One quality reason: a stable code, a hint for the person, the measured value (docs/engine.md, "Quality reasons"). */
+export type QualityReason = P.QualityReason;
+export type QualityReasonCode = P.QualityReasonCode;
 
 /** The stored measurement as returned (protocol `Measurement`). */
 export interface Measurement extends P.Measurement {

@@ -5,9 +5,10 @@
  * offline estimator: one estimator, three doors (ARCHITECTURE).
  */
 import { estimateOffline } from '@vitals/engine';
+import type { VideoStats } from '@vitals/media';
 import type { Packet } from '@vitals/protocol';
 import type { Settlement } from '../domain/jobs.js';
-import { measurementFields, newAuxAggregate } from '../domain/measurement-fields.js';
+import { measurementFields, newAuxAggregate, videoCaptureSource } from '../domain/measurement-fields.js';
 import type { JobRow } from '../store/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
 import { checkFramesFile } from './frames.js';
@@ -30,7 +31,7 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   const accepted = JSON.parse(job.accepted_features ?? job.features) as string[];
   const wantAux = { emotion: accepted.includes('emotion'), gaze: accepted.includes('gaze') };
   let packets: Packet[];
-  let mediaStats: unknown;
+  let mediaStats: VideoStats | undefined;
   if (job.mode === 'batch_frames') {
     hooks.progress('reading', 0);
     const bytes = await rt.objects.readBytes(job.object_key);
@@ -65,7 +66,7 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   }
   hooks.signal.throwIfAborted();
   hooks.progress('estimating', 0.9);
-  const m = estimateOffline(packets);
+  const m = estimateOffline(packets, { source: mediaStats && videoCaptureSource(mediaStats) });
   let aux = newAuxAggregate();
   if (wantAux.emotion || wantAux.gaze) {
     hooks.progress('aux', 0.95);

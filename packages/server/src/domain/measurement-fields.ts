@@ -7,10 +7,12 @@
  *   blood pressure, SpO2); engine diagnostics stay in the job's `stats`.
  * - The raw block is not stored: neither a session nor a job has the advanced opt-in
  *   (docs/decisions.md, "Raw block").
+ * - Quality reasons (docs/engine.md, "Quality reasons") are kept in every case: they say why.
  * - Emotion and gaze: the means of what the aux models returned (shape in docs/decisions.md),
  *   `null` when nothing was analysed; settleJob keeps them only when the feature was accepted.
  */
-import type { EngineMeasurement } from '@vitals/engine';
+import type { CaptureSource, EngineMeasurement } from '@vitals/engine';
+import { QUALITY_REASON_HINTS } from '@vitals/protocol';
 import type { MeasurementFields } from './jobs.js';
 
 /** The spec's eight emotion classes, in order (spec: Streaming events, `emotion`). */
@@ -88,6 +90,19 @@ export function auxFields(agg: AuxAggregate): Pick<MeasurementFields, 'emotion' 
   return { emotion, gaze };
 }
 
+/** What the engine's quality reasons use of a video job's media statistics (bits per pixel, face presence). */
+export function videoCaptureSource(v: {
+  bitRateBps?: number | null;
+  width: number;
+  height: number;
+  fps: number;
+  facePresence: number;
+}): CaptureSource {
+  const pixelsPerSec = v.width * v.height * v.fps;
+  const bitsPerPixel = v.bitRateBps && pixelsPerSec > 0 ? v.bitRateBps / pixelsPerSec : undefined;
+  return { bitsPerPixel, facePresence: v.facePresence };
+}
+
 export function isPoor(m: EngineMeasurement): boolean {
   return (m.quality?.level !== 'good' && m.quality?.level !== 'fair') || !m.cardiac?.heartRate;
 }
@@ -106,7 +121,13 @@ export function measurementFields(m: EngineMeasurement | undefined, aux = newAux
     return {
       durationSec: 0,
       isComplete: false,
-      quality: { level: 'poor', score: 0, usable: false },
+      // Not one frame with a face reached the engine.
+      quality: {
+        level: 'poor',
+        score: 0,
+        usable: false,
+        reasons: [{ code: 'face_lost', hint: QUALITY_REASON_HINTS.face_lost, value: 1 }],
+      },
       ...none,
       ...auxFields(aux),
     };

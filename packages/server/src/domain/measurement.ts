@@ -2,7 +2,13 @@
  * Building the stored measurement. `origin` and `attested` are set here, never taken from the
  * client (spec: What the service does); fields the client did not set stay absent (CLARIFICATIONS 4).
  */
-import type { Measurement, MeasurementRaw, MeasurementSubmission } from '@vitals/protocol';
+import {
+  QUALITY_REASON_HINTS,
+  type Measurement,
+  type MeasurementRaw,
+  type MeasurementSubmission,
+  type QualityReason,
+} from '@vitals/protocol';
 import { ApiError } from '../errors.js';
 
 export type { Measurement, MeasurementRaw };
@@ -38,11 +44,31 @@ export function fromSubmission(
   if (body.isComplete !== undefined) m.isComplete = body.isComplete;
   if (body.sdkVersion !== undefined) m.sdkVersion = body.sdkVersion;
   if (body.modelsVersion !== undefined) m.modelsVersion = body.modelsVersion;
-  if (body.quality !== undefined) m.quality = body.quality;
+  if (body.quality !== undefined) m.quality = submittedQuality(body.quality);
   for (const f of METRIC_FIELDS) {
     if (body[f] !== undefined) (m as any)[f] = body[f];
   }
   return m;
+}
+
+/**
+ * An on-device quality block. Its reasons are the client's own analysis, stored as advice, never
+ * checked against a capture the server did not see (docs/decisions.md, "Quality reasons"): the
+ * schema bounds them to the known codes, each code at most once here, and the hint is the service's
+ * canonical text for the code, whatever the client sent (no client text is shown as the service's).
+ */
+function submittedQuality(q: NonNullable<MeasurementSubmission['quality']>): NonNullable<Measurement['quality']> {
+  if (q.reasons === undefined) return q;
+  const seen = new Set<string>();
+  const reasons: QualityReason[] = [];
+  for (const r of q.reasons) {
+    if (seen.has(r.code)) throw new ApiError('validation_error', `quality.reasons lists "${r.code}" twice`);
+    seen.add(r.code);
+    const out: QualityReason = { code: r.code, hint: QUALITY_REASON_HINTS[r.code] };
+    if (r.value !== undefined) out.value = r.value;
+    reasons.push(out);
+  }
+  return { ...q, reasons };
 }
 
 /** The response view: raw only with the advanced opt-in, assessment only when asked for. */

@@ -1,0 +1,40 @@
+/**
+ * Quality reasons (issue 17, docs/engine.md "Quality reasons"): why a capture is not better, each
+ * with a hint a person can act on. The codes are stable API values (append only); the hints are
+ * the canonical text, shared by the engine that computes the reasons and the server that stores
+ * them (an on-device submission's own hint text is replaced by these: docs/decisions.md).
+ */
+export const QUALITY_REASON_CODES = [
+  'face_lost',
+  'motion',
+  'low_light',
+  'overexposed',
+  'flicker',
+  'low_frame_rate',
+  'compression',
+  'too_short',
+  'no_pulse',
+] as const;
+
+export type QualityReasonCode = (typeof QUALITY_REASON_CODES)[number];
+
+/** At most one reason per code. */
+export const QUALITY_REASONS_MAX = QUALITY_REASON_CODES.length;
+export const QUALITY_REASON_HINT_MAX_CHARS = 200;
+
+/** One line each, addressed to the person in front of the camera. */
+export const QUALITY_REASON_HINTS: Readonly<Record<QualityReasonCode, string>> = Object.freeze({
+  face_lost: 'Keep your whole face in the frame for the entire recording.',
+  motion: 'Hold your head still and rest the camera or phone on something steady.',
+  low_light: 'Your face is too dark: add light in front of you (a lamp or a window facing you).',
+  overexposed: 'Part of your face is washed out: move away from direct sunlight or a bright lamp.',
+  flicker: 'The light flickers: turn off fluorescent or dimmed LED lights and use daylight or a steady lamp.',
+  low_frame_rate: 'Too few frames per second arrived: close other apps, add light, or use another camera.',
+  compression: 'The video is heavily compressed: record or upload the original file at a higher quality.',
+  too_short: 'Record for longer: at least 30 seconds, ideally a minute.',
+  no_pulse: 'No pulse was found: sit still in steady light with the bare skin of your face visible, then try again.',
+});
+
+export function isQualityReasonCode(code: unknown): code is QualityReasonCode {
+  return typeof code === 'string' && (QUALITY_REASON_CODES as readonly string[]).includes(code);
+}

@@ -50,6 +50,10 @@ export class LiveRate {
   private readonly spare: [Float64Array, Float64Array] = [new Float64Array(0), new Float64Array(0)];
   /** Windows added so far (all of them, not only the kept ones). */
   windows = 0;
+  /** Windows added since the last decoding, and the forward vector and anchor of that decoding. */
+  private pending = 0;
+  private forward: ForwardState | null = null;
+  private decodedAnchor = NaN;
 
   constructor(
     private readonly stepSec = 1,
@@ -60,6 +64,7 @@ export class LiveRate {
   add(win: HrWindow): void {
     this.anchor.add(win);
     this.windows++;
+    this.pending++;
     let k: Kept;
     if (this.kept.length < this.span) {
       k = {
@@ -100,11 +105,20 @@ export class LiveRate {
     const n = this.kept.length;
     if (n === 0) return { rateBpm: NaN, bin: -1 };
     const anchorBpm = this.anchor.anchorBpm();
-    let state: ForwardState | null = null;
-    for (let i = 0; i < n; i++) {
+    // While the anchor (a whole bpm) stays put, one forward step per new window; when it moves, the
+    // kept windows are decoded again inside the new corridor. Past a full ring the forward vector
+    // still carries the dropped windows' evidence (fixed-lag decoding), so a long session does not
+    // decode 60 windows every second.
+    const redo = anchorBpm !== this.decodedAnchor || this.forward === null;
+    const from = redo ? 0 : Math.max(0, n - this.pending);
+    let state = redo ? null : this.forward;
+    for (let i = from; i < n; i++) {
       const w = this.at(i);
       state = viterbiStep(state, w, this.stepSec, w.back, this.corridor(w, anchorBpm), this.spareFor(w.states, state));
     }
+    this.forward = state;
+    this.decodedAnchor = anchorBpm;
+    this.pending = 0;
     let k = argmax(state!.logDelta);
     const bin = this.at(n - 1).lo + k;
     let sum = 0;

@@ -4,8 +4,8 @@
 // sessions at several rates. Per session: the median of its live `hr` events against its final
 // (`finish()`: the offline chain over the whole session; the chain's rate whether published or
 // not), and each event against the reference.
-import type { FaceCropPacket } from '@vitals/protocol';
-import { generatePhantom, StreamingEstimator, type Packet } from '../../packages/engine/src/index.js';
+import type { FaceCropPacket, Packet } from '@vitals/protocol';
+import { generatePhantom, StreamingEstimator } from '../../packages/engine/src/index.js';
 import { fmt, readManifest, table } from './common.js';
 import { cropPackets, subjectCrops } from './ubfc2.js';
 import type { HeadlineRow, SectionOutput } from '../headline.js';

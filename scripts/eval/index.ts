@@ -15,8 +15,8 @@ const SECTIONS: { file: string; optional?: boolean }[] = [
   { file: 'peer-fixtures.ts' },
   { file: 'skin-patches.ts' },
   { file: 'ubfc2.ts' },
-  { file: 'live-events.ts' },
   { file: 'gate-null.ts' },
+  { file: 'live-events.ts' },
   { file: 'ubfc-video.ts', optional: true },
 ];
 

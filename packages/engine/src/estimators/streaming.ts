@@ -178,8 +178,10 @@ export class StreamingEstimator {
     const r = refineRateHz(win, live.bin);
     this.lastHrHz = r.freqHz;
     this.lastSqi = r.sqi;
-    if (r.sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS) {
-      events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi: roundTo(r.sqi, 2), tMs: Math.round(tEnd / 1000) });
+    // Gated on the SQI as sent (2 decimals), so every event's `sqi` is above the spec's 0.38.
+    const sqi = roundTo(r.sqi, 2);
+    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS) {
+      events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi, tMs: Math.round(tEnd / 1000) });
     }
   }
 

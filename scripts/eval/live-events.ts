@@ -96,7 +96,7 @@ const HEAD = [
   'sessions',
   'n',
   'with events',
-  'median |live median − final| (bpm)',
+  'median distance, live median to final (bpm)',
   'within 2 bpm',
   'events',
   'events within 5 bpm of the reference',

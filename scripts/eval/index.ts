@@ -16,6 +16,7 @@ const SECTIONS: { file: string; optional?: boolean }[] = [
   { file: 'skin-patches.ts' },
   { file: 'ubfc2.ts' },
   { file: 'gate-null.ts' },
+  { file: 'live-events.ts' },
   { file: 'ubfc-video.ts', optional: true },
   { file: 'null-videos-eval.ts', optional: true },
 ];

@@ -1,7 +1,8 @@
 // Streaming estimator: push packets, get `hr`, `hrv`, `bp` and `spo2` events at about 1 Hz of
 // capture time (spec, Streaming events). Per frame it only appends one skin-weighted RGB sample
 // (the same function the offline path uses); once per second of capture it analyses the last
-// 10 s (heart rate, one online Viterbi step: hr-track.ts) and every 5 s the last 30 s (beats →
+// 10 s (one online Viterbi step: hr-track.ts; the `hr` event carries the capture rate so far,
+// rate/live-rate.ts) and every 5 s the last 30 s (beats →
 // HRV under the offline publication rule, beta BP and SpO2). `finish()` runs the offline chain over
 // the accumulated trace, so its measurement equals `estimateOffline` on the same packets by
 // construction.
@@ -13,8 +14,7 @@ import { assessQuality } from '../quality/quality.js';
 import { referencedPulses } from '../pulse/background-reference.js';
 import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
-import { CAPTURE_CORRIDOR_BPM } from '../rate/capture-rate.js';
-import { LiveAnchor } from '../rate/live-anchor.js';
+import { LIVE_MIN_WINDOWS, LiveRate } from '../rate/live-rate.js';
 import { hrNfft, HR_WINDOW_SEC } from '../rate/track-heart-rate.js';
 import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.js';
 import type { EngineEvent, EngineMeasurement } from '../types.js';
@@ -54,8 +54,8 @@ export class StreamingEstimator {
   private readonly slowPool = new BufferPool();
   private lastWindow: HrWindow | null = null;
   private spareDelta: Float64Array | undefined;
-  /** The capture-rate anchor kept online (rate/live-anchor.ts). */
-  private readonly anchor = new LiveAnchor();
+  /** The capture rate kept online (rate/live-rate.ts): the value of the `hr` events. */
+  private readonly liveRate = new LiveRate();
   /** Every heart-rate window's SQI so far: the live `hrv` event needs the capture to grade `good`. */
   private readonly windowSqis: number[] = [];
 
@@ -168,18 +168,20 @@ export class StreamingEstimator {
     const prev = this.forward;
     this.forward = viterbiStep(prev, win, this.hrStepMicros / 1e6, undefined, undefined, this.spareDelta);
     this.spareDelta = prev?.logDelta;
-    const k = argmax(this.forward.logDelta);
-    const r = refineRateHz(win, win.lo + k);
-    this.anchor.add(win);
-    // Once the running anchor is trusted, a rate outside the offline corridor around it is noise
-    // that this window's SQI let through: no event, and the slow analyses wait for a good window.
-    const anchorBpm = this.anchor.anchorBpm();
-    const offAnchor = Math.abs(r.freqHz * 60 - anchorBpm) > CAPTURE_CORRIDOR_BPM;
+    // The whole-band track's window SQI grades the capture as offline (the `hrv` event's rule).
+    this.windowSqis.push(refineRateHz(win, win.lo + argmax(this.forward.logDelta)).sqi);
+    // The event's rate is the capture rate so far; its SQI is this window's at the tracked rate
+    // inside the anchor's corridor, so a window whose power sits on a noise peak elsewhere (codec
+    // pumping near 1 Hz, in ubfc2) sends no event and holds the slow analyses.
+    this.liveRate.add(win);
+    const live = this.liveRate.estimate();
+    const r = refineRateHz(win, live.bin);
     this.lastHrHz = r.freqHz;
-    this.lastSqi = offAnchor ? 0 : r.sqi;
-    this.windowSqis.push(r.sqi);
-    if (r.sqi > HR_EVENT_MIN_SQI && !offAnchor) {
-      events.push({ t: 'hr', hr: roundTo(r.freqHz * 60, 1), sqi: roundTo(r.sqi, 2), tMs: Math.round(tEnd / 1000) });
+    this.lastSqi = r.sqi;
+    // Gated on the SQI as sent (2 decimals), so every event's `sqi` is above the spec's 0.38.
+    const sqi = roundTo(r.sqi, 2);
+    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS) {
+      events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi, tMs: Math.round(tEnd / 1000) });
     }
   }
 

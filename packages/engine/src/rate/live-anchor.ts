@@ -11,9 +11,6 @@ import type { HrWindow } from './hr-spectrum.js';
 const GRID_MIN_BPM = 20;
 const GRID_BINS = 240;
 
-/** Windows averaged before the anchor is trusted: 20 one-second steps, i.e. from 30 s of capture. */
-export const LIVE_ANCHOR_MIN_WINDOWS = 20;
-
 export class LiveAnchor {
   private readonly pulse = new Float64Array(GRID_BINS);
   private readonly ref = new Float64Array(GRID_BINS);
@@ -40,9 +37,9 @@ export class LiveAnchor {
     this.windows++;
   }
 
-  /** The anchor, bpm; NaN until LIVE_ANCHOR_MIN_WINDOWS windows were added. */
+  /** The anchor, bpm; NaN before the first window with in-band power. */
   anchorBpm(): number {
-    if (this.windows < LIVE_ANCHOR_MIN_WINDOWS) return NaN;
+    if (this.windows === 0) return NaN;
     let peakRef = 0;
     for (let g = 0; g < GRID_BINS; g++) if (this.ref[g] > peakRef) peakRef = this.ref[g];
     let best = -1;

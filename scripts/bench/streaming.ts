@@ -592,6 +592,8 @@ export async function run(): Promise<SectionOutput> {
     `| server CPU per session from CPU per processed frame (all steps, weighted by sessions) | ${f1(msPerSessionFromFrames)} ms per second (${f1(usPerFrame)} µs per frame; ≈ ${f0(1000 / msPerSessionFromFrames)} sessions per core of CPU) | – |`,
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
+    '',
+    'Run as `flock /tmp/vitals-bench.lock npm run bench -- streaming`. Development knobs (not for published figures): `STREAM_BENCH_RAMP=300` runs only the listed steps, `STREAM_BENCH_BARE=0` skips the bare reference, `STREAM_BENCH_PROCESSES=0` skips the multi-process ramp (`=3` sets N), `STREAM_BENCH_CLUSTER_RAMP=300,400` runs it at those counts, `STREAM_BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the server process, `STREAM_BENCH_HEAP_PROF=<prefix>` sampled allocations over each measured window, `STREAM_BENCH_SERVER_FLAGS="--trace-gc"` adds node flags to the server; each step also prints the server\'s user/system split and CPU per thread on stderr. Where the CPU goes, and how the figures move with the machine\'s load: docs/streaming.md, "Capacity".',
   ];
   const cmd = '`npm run bench -- streaming`';
   const headline: HeadlineRow[] = [

@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { Worker } from 'node:cluster';
 
 export interface ProcessUsage {
+  /** CPU before the forced GC (a measured window ends there); cpuMs after it (a window starts there). */
+  cpuBeforeGcMs: number;
   cpuMs: number;
   userMs: number;
   sysMs: number;
@@ -16,10 +18,12 @@ export interface ProcessUsage {
 
 /** This process's CPU and memory after a full GC (the child runs with --expose-gc). */
 export function processUsage(): ProcessUsage {
+  const before = process.cpuUsage();
   (globalThis as any).gc?.();
   const c = process.cpuUsage();
   const m = process.memoryUsage();
   return {
+    cpuBeforeGcMs: (before.user + before.system) / 1000,
     cpuMs: (c.user + c.system) / 1000,
     userMs: c.user / 1000,
     sysMs: c.system / 1000,
@@ -97,6 +101,7 @@ export async function startBenchCluster(processes: number, selfFile: string) {
         lags: all.flatMap((m) => m.lags),
         processed: all.reduce((a, m) => a + m.processed, 0),
         usage: {
+          cpuBeforeGcMs: own.cpuBeforeGcMs + sum((u) => u.cpuBeforeGcMs),
           cpuMs: own.cpuMs + sum((u) => u.cpuMs),
           userMs: own.userMs + sum((u) => u.userMs),
           sysMs: own.sysMs + sum((u) => u.sysMs),

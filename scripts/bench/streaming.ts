@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
+import { clusterWorkerRole, startBenchCluster } from './streaming-lib/cluster-roles.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const FPS = 30;
@@ -30,6 +31,14 @@ const CPU_PROF_DIR = process.env.STREAM_BENCH_CPU_PROF;
 /** STREAM_BENCH_HEAP_PROF=<path prefix>: sampled allocations of the server over each measured window. */
 const HEAP_PROF_FILE = process.env.STREAM_BENCH_HEAP_PROF;
 const BUDGET_MS = 150_000;
+/** `serve --processes N` for the whole-machine figure: one per core (STREAM_BENCH_PROCESSES overrides; 0 skips it). */
+const PROCESSES = Number(process.env.STREAM_BENCH_PROCESSES ?? Math.min(8, os.availableParallelism()));
+/** The multi-process ramp: multiples of what one process sustained. */
+const CLUSTER_STEPS = [1, 1.25, 1.5, 1.75, 2, 2.5, 3];
+/** Development: STREAM_BENCH_CLUSTER_RAMP="100,200" runs the multi-process ramp at those counts whatever one process sustained. */
+const CLUSTER_RAMP_OVERRIDE = process.env.STREAM_BENCH_CLUSTER_RAMP?.split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 
 // ---- roles -------------------------------------------------------------------------------------
 
@@ -62,6 +71,7 @@ function threadTicks(): Record<string, number> {
 }
 
 function usage(): {
+  cpuBeforeGcMs: number;
   cpuMs: number;
   userMs: number;
   sysMs: number;
@@ -70,10 +80,15 @@ function usage(): {
   extMb: number;
   rssMb: number;
 } {
+  // CPU read on both sides of the forced GC (memory is read after it): a window starts after the
+  // GC at its start and ends before the GC at its end, so the benchmark's own full collections
+  // (costly for a large heap, cheap for the bare server's) are not counted as the server's work.
+  const before = process.cpuUsage();
   (globalThis as any).gc?.();
   const c = process.cpuUsage();
   const m = process.memoryUsage();
   return {
+    cpuBeforeGcMs: (before.user + before.system) / 1000,
     cpuMs: (c.user + c.system) / 1000,
     userMs: c.user / 1000,
     sysMs: c.system / 1000,
@@ -95,7 +110,6 @@ async function serverRole(): Promise<void> {
   const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
   const { buildServer } = await import('../../packages/server/src/server.js');
   const { makeKey } = await import('../../packages/server/src/testing.js');
-  const { signRequest } = await import('@vitals/protocol');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-bench-'));
   const ctx = await createContext(loadConfig({ VITALS_DATA_DIR: dataDir }));
   const { app } = await buildServer(ctx);
@@ -132,36 +146,70 @@ async function serverRole(): Promise<void> {
       fs.writeFileSync(m.file, JSON.stringify(profile));
       return true;
     },
-    mint: async (m) => {
-      const tokens: string[] = [];
-      for (let i = 0; i < m.count; i++) {
-        const body = JSON.stringify({
-          platform: 'web',
-          durationSec: 180,
-          consent: true,
-          features: ['hrv', 'bp', 'spo2'],
-        });
-        const headers = await signRequest({
-          keyId: key.keyId,
-          secret: key.secret,
-          method: 'POST',
-          path: '/sdk/v1/cloud/sessions',
-          body,
-        });
-        const r = await app.inject({
-          method: 'POST',
-          url: '/sdk/v1/cloud/sessions',
-          headers: { ...headers, 'content-type': 'application/json' },
-          payload: body,
-        });
-        tokens.push(r.json().data.sessionToken);
-      }
-      return tokens;
-    },
+    mint: async (m) => mintTokens(app, key, m.count),
     stop: async () => {
       await app.close();
       await closeContext(ctx);
       fs.rmSync(dataDir, { recursive: true, force: true });
+      setImmediate(() => process.exit(0));
+    },
+  });
+  process.send!({ ready: true });
+}
+
+/** Session tokens minted through the signed route (`count` of them, 180 s, hrv/bp/spo2). */
+async function mintTokens(
+  app: import('fastify').FastifyInstance,
+  key: { keyId: string; secret: string },
+  count: number,
+): Promise<string[]> {
+  const { signRequest } = await import('@vitals/protocol');
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const body = JSON.stringify({ platform: 'web', durationSec: 180, consent: true, features: ['hrv', 'bp', 'spo2'] });
+    const headers = await signRequest({
+      keyId: key.keyId,
+      secret: key.secret,
+      method: 'POST',
+      path: '/sdk/v1/cloud/sessions',
+      body,
+    });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/sdk/v1/cloud/sessions',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: body,
+    });
+    tokens.push(r.json().data.sessionToken);
+  }
+  return tokens;
+}
+
+/** `serve --processes N` (the benchmark's entry per process: streaming-lib/cluster-roles.ts). */
+async function clusterRole(): Promise<void> {
+  const c = await startBenchCluster(PROCESSES, SELF);
+  // Every metrics call takes the processes' lags and counts; they wait here until `lags` asks.
+  let lags: number[] = [];
+  let processed = 0;
+  const collect = async () => {
+    const m = await c.metrics();
+    lags = lags.concat(m.lags);
+    processed += m.processed;
+    return m.usage;
+  };
+  serve({
+    info: async () => ({ port: c.port }),
+    lags: async () => {
+      await collect();
+      const out = { ...percentiles(lags), processed };
+      lags = [];
+      processed = 0;
+      return out;
+    },
+    usage: async () => ({ ...(await collect()), threads: {} }),
+    mint: async (m) => mintTokens(c.app, c.key, m.count),
+    stop: async () => {
+      await c.stop();
       setImmediate(() => process.exit(0));
     },
   });
@@ -173,6 +221,8 @@ async function bareRole(): Promise<void> {
   const { WebSocketServer } = await import('ws');
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 16384 });
   await new Promise((r) => wss.once('listening', r));
+  // Frames actually received: a generator starved by other tenants sends fewer than 30 per second.
+  let frames = 0;
   wss.on('connection', (ws) => {
     let next = 10e6;
     ws.on('message', (data: Buffer, isBinary) => {
@@ -180,6 +230,7 @@ async function bareRole(): Promise<void> {
         ws.send(JSON.stringify({ t: 'ready' }));
         return;
       }
+      frames++;
       const t = data.readUInt32LE(6);
       if (t >= next) {
         next += 1e6;
@@ -189,7 +240,11 @@ async function bareRole(): Promise<void> {
   });
   serve({
     info: async () => ({ port: (wss.address() as { port: number }).port }),
-    lags: async () => ({ n: 0, p50: NaN, p99: NaN }),
+    lags: async () => {
+      const processed = frames;
+      frames = 0;
+      return { n: 0, p50: NaN, p99: NaN, processed };
+    },
     usage: async () => usage(),
     stop: async () => {
       wss.close();
@@ -381,19 +436,19 @@ interface Step {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number): Promise<Step[]> {
-  const server = await Child.start(kind === 'vitals' ? 'server' : 'bare');
+async function ramp(kind: 'vitals' | 'bare' | 'cluster', counts: number[], deadline: number): Promise<Step[]> {
+  const server = await Child.start(kind === 'vitals' ? 'server' : kind);
   const gen = await Child.start('gen');
   const steps: Step[] = [];
   try {
     const { port } = await server.call('info');
-    const url = kind === 'vitals' ? `ws://127.0.0.1:${port}/sdk/v1/cloud/stream` : `ws://127.0.0.1:${port}`;
+    const url = kind === 'bare' ? `ws://127.0.0.1:${port}` : `ws://127.0.0.1:${port}/sdk/v1/cloud/stream`;
     const base = await server.call('usage');
     let have = 0;
     for (const n of counts) {
       if (Date.now() + STEP_SEC * 1000 > deadline) break;
       const add = n - have;
-      const tokens = kind === 'vitals' ? await server.call<string[]>('mint', { count: add }) : undefined;
+      const tokens = kind === 'bare' ? undefined : await server.call<string[]>('mint', { count: add });
       await gen.call('open', { url, tokens, count: add });
       have = n;
       await sleep((STEP_SEC - MEASURE_LAST_SEC) * 1000);
@@ -409,9 +464,10 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
       const r = await gen.call('report', { sec: MEASURE_LAST_SEC });
       const sl = await server.call('lags');
       const elapsed = performance.now() - t0;
-      const serverCores = (u1.cpuMs - u0.cpuMs) / elapsed;
-      const frames = kind === 'vitals' ? sl.processed : (n * FPS * elapsed) / 1000;
-      const cpuUsPerFrame = ((u1.cpuMs - u0.cpuMs) * 1000) / frames;
+      const serverCores = (u1.cpuBeforeGcMs - u0.cpuMs) / elapsed;
+      // Frames the server actually processed (bare: received), not the nominal 30 per second.
+      const frames = sl.processed;
+      const cpuUsPerFrame = ((u1.cpuBeforeGcMs - u0.cpuMs) * 1000) / frames;
       console.error(
         `bench streaming: ${kind} ${n} sessions: server user ${((u1.userMs - u0.userMs) / elapsed).toFixed(2)} + system ${((u1.sysMs - u0.sysMs) / elapsed).toFixed(2)} cores, threads ${Object.entries(
           u1.threads as Record<string, number>,
@@ -425,7 +481,7 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
       );
       const memPerSessionKb = ((u1.heapMb + u1.extMb - base.heapMb - base.extMb) * 1024) / n;
       // The criterion is the server's lag (packet arrival → its hr event); the generator's view adds loopback and its own scheduling.
-      const p99 = kind === 'vitals' ? sl.p99 : r.p99;
+      const p99 = kind === 'bare' ? r.p99 : sl.p99;
       const ok = r.n > 0 && p99 < LAG_LIMIT_MS && r.drops === 0 && r.errors.length === 0 && r.live === n;
       steps.push({
         sessions: n,
@@ -454,6 +510,7 @@ async function ramp(kind: 'vitals' | 'bare', counts: number[], deadline: number)
 
 const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
 const f0 = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
+const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
 
 export async function run(): Promise<SectionOutput> {
   const deadline = Date.now() + BUDGET_MS;
@@ -479,6 +536,17 @@ export async function run(): Promise<SectionOutput> {
     ? okSteps.reduce((a, s) => a + s.cpuUsPerFrame * s.sessions, 0) / okSteps.reduce((a, s) => a + s.sessions, 0)
     : NaN;
   const msPerSessionFromFrames = (usPerFrame * FPS) / 1000;
+  // Target 3 of issue 18: sessions per core of CPU against the bare server's, both from CPU per
+  // frame actually handled at the same session count (a starved generator sends fewer frames).
+  const bareRatio = bareStep && lastAtBare ? bareStep.cpuUsPerFrame / lastAtBare.cpuUsPerFrame : NaN;
+  // Target 4: `serve --processes N` over the same ramp, from what one process sustained upwards.
+  const multiCounts = CLUSTER_RAMP_OVERRIDE?.length
+    ? CLUSTER_RAMP_OVERRIDE
+    : best && PROCESSES > 1
+      ? [...new Set(CLUSTER_STEPS.map((k) => Math.round((best.sessions * k) / 50) * 50))]
+      : [];
+  const multi = multiCounts.length ? await ramp('cluster', multiCounts, Date.now() + 150_000) : [];
+  const bestMulti = [...multi].reverse().find((s) => s.ok);
   const lines = [
     '## Streaming',
     '',
@@ -488,7 +556,9 @@ export async function run(): Promise<SectionOutput> {
       `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
       "Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator's own scheduling on the same shared cores). " +
       "Server CPU is the server process's user+system time over the window (cores busy), all threads (V8's GC helpers included); CPU per processed frame divides it by the frames the estimators ran on in the window, which stays meaningful when a server starved by other tenants drops frames. " +
-      'Memory per session is the growth of V8 heap + external memory (which includes ArrayBuffers; before 2026-11-23 they were counted twice) after GC, divided by the sessions open.',
+      'Memory per session is the growth of V8 heap + external memory (which includes ArrayBuffers; before 2026-11-23 they were counted twice) after GC, divided by the sessions open. ' +
+      "The reference for CPU is a bare `ws` server fed by the same generator in the same run at the sustained session count (it reads each packet's timestamp and answers one `hr`-shaped event per second of capture): sessions per core of CPU against its are its CPU per frame received over ours per frame processed. " +
+      `The whole machine: \`serve --processes ${PROCESSES}\` (cli/serve-cluster.ts, each process the same server, SQLite shared in WAL mode) ramped from what one process sustained, the generator unchanged.`,
     '',
     '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | server CPU per processed frame | memory per session | generator loop lag max ms | within limits |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -501,17 +571,35 @@ export async function run(): Promise<SectionOutput> {
       ? `Bare \`ws\` server, same generator, ${bareStep.sessions} sessions: p99 lag ${f1(bareStep.p99)} ms, ${bareStep.serverCores.toFixed(2)} cores busy (${f0(perCoreBareCpu)} sessions per core of CPU, ${f1(bareStep.cpuUsPerFrame)} µs CPU per frame).`
       : 'Bare `ws` server: not measured (time budget).',
     '',
+    multi.length
+      ? [
+          `\`serve --processes ${PROCESSES}\` (the primary hands each connection to the next process; cores busy and memory summed over every process, the primary's included), same generator:`,
+          '',
+          '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | server CPU per processed frame | memory per session | generator loop lag max ms | within limits |',
+          '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+          ...multi.map(
+            (s) =>
+              `| ${s.sessions} | ${f1(s.serverP50)} / ${f1(s.serverP99)} | ${f1(s.p50)} / ${f1(s.p99)} | ${s.hrEvents} | ${s.drops} | ${s.serverCores.toFixed(2)} | ${f1(s.cpuUsPerFrame)} µs | ${f0(s.memPerSessionKb)} KB | ${f0(s.genLoopLagMaxMs)} | ${s.ok ? 'yes' : `no${s.errors.length ? ` (${s.errors.join(', ')})` : ''}`} |`,
+          ),
+          '',
+        ].join('\n')
+      : `\`serve --processes N\`: not measured (${PROCESSES > 1 ? 'one process sustained no step' : 'one core'}).\n`,
     '| figure | value | target |',
     '| --- | --- | --- |',
+    `| sessions per core of CPU against the bare \`ws\` server's (its CPU per frame ÷ ours, at ${bareStep?.sessions ?? '–'} sessions) | ${f2(bareRatio)} | ≥ 0.5 |`,
+    `| p99 server lag / frames dropped at the sustained step | ${best ? `${f1(best.serverP99)} ms / ${best.drops}` : '–'} | < ${LAG_LIMIT_MS} ms / 0 |`,
+    `| sessions sustained by \`serve --processes ${PROCESSES}\` against one process, same machine and generator | ${bestMulti?.sessions ?? 0} / ${best?.sessions ?? 0} = ${best && bestMulti ? f2(bestMulti.sessions / best.sessions) : '–'}×${bestMulti && bestMulti === multi[multi.length - 1] && multi.length === multiCounts.length ? ' (ramp ceiling)' : ''} | – |`,
     `| sessions sustained by one server process (p99 < ${LAG_LIMIT_MS} ms, no drops) | ${best?.sessions ?? 0}${best && best.sessions === RAMP[RAMP.length - 1] ? ' (ramp ceiling)' : ''} | – |`,
     `| sessions per core (sustained ÷ cores busy, at least 1) | ${f0(perCoreOurs)} | ≥ 300 |`,
     `| sessions per core of CPU actually used | ${f0(perCoreOursCpu)} | – |`,
-    `| ratio to the bare \`ws\` server (sessions per core of CPU) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
+    `| ratio to the bare \`ws\` server (sessions per core of CPU, from cores busy) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
     `| memory per session | ${best ? f0(best.memPerSessionKb) : '–'} KB | < 1024 KB |`,
     `| server CPU per session at ${last?.sessions ?? '–'} sessions (CPU per processed frame × ${FPS}) | ${f1(cpuPerSessionMs)} ms per second (≈ ${f0(1000 / cpuPerSessionMs)} sessions per core of CPU) | – |`,
     `| server CPU per session from CPU per processed frame (all steps, weighted by sessions) | ${f1(msPerSessionFromFrames)} ms per second (${f1(usPerFrame)} µs per frame; ≈ ${f0(1000 / msPerSessionFromFrames)} sessions per core of CPU) | – |`,
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
+    '',
+    'Run as `flock /tmp/vitals-bench.lock npm run bench -- streaming`. Development knobs (not for published figures): `STREAM_BENCH_RAMP=300` runs only the listed steps, `STREAM_BENCH_BARE=0` skips the bare reference, `STREAM_BENCH_PROCESSES=0` skips the multi-process ramp (`=3` sets N), `STREAM_BENCH_CLUSTER_RAMP=300,400` runs it at those counts, `STREAM_BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the server process, `STREAM_BENCH_HEAP_PROF=<prefix>` sampled allocations over each measured window, `STREAM_BENCH_SERVER_FLAGS="--trace-gc"` adds node flags to the server; each step also prints the server\'s user/system split and CPU per thread on stderr. Where the CPU goes, and how the figures move with the machine\'s load: docs/streaming.md, "Capacity".',
   ];
   const cmd = '`npm run bench -- streaming`';
   const headline: HeadlineRow[] = [
@@ -525,6 +613,33 @@ export async function run(): Promise<SectionOutput> {
         bareStep && best
           ? `${(perCoreOursCpu / perCoreBareCpu).toFixed(2)}× a bare \`ws\` server's sessions per core of CPU`
           : '–',
+      command: cmd,
+    },
+    {
+      area: 'Streaming',
+      figure: "CPU per session against a bare `ws` server's (sessions per core of CPU, ratio)",
+      value: `${f2(bareRatio)} (${lastAtBare ? f1(lastAtBare.cpuUsPerFrame) : '–'} µs per frame at ${lastAtBare?.sessions ?? '–'} sessions)`,
+      target: '≥ 0.5',
+      met: bareRatio >= 0.5,
+      reference: bareStep ? `bare \`ws\` server, same generator: ${f1(bareStep.cpuUsPerFrame)} µs per frame` : '–',
+      command: cmd,
+    },
+    {
+      area: 'Streaming',
+      figure: `p99 packet-to-event lag and dropped frames at the sustained step (${best?.sessions ?? '–'} sessions)`,
+      value: best ? `${f1(best.serverP99)} ms, ${best.drops} dropped` : '–',
+      target: `< ${LAG_LIMIT_MS} ms, 0`,
+      met: best ? best.serverP99 < LAG_LIMIT_MS && best.drops === 0 : false,
+      reference: '–',
+      command: cmd,
+    },
+    {
+      area: 'Streaming',
+      figure: `sessions sustained by \`serve --processes ${PROCESSES}\` (whole machine)`,
+      value: bestMulti ? `${bestMulti.sessions}` : '–',
+      target: '> one process',
+      met: !!(best && bestMulti && bestMulti.sessions > best.sessions),
+      reference: best && bestMulti ? `${f2(bestMulti.sessions / best.sessions)}× one process (${best.sessions})` : '–',
       command: cmd,
     },
     {
@@ -543,6 +658,8 @@ export async function run(): Promise<SectionOutput> {
 const role = process.env.STREAM_BENCH_ROLE;
 if (role === 'server') void serverRole();
 else if (role === 'bare') void bareRole();
+else if (role === 'cluster') void clusterRole();
+else if (role === 'cluster-worker') void clusterWorkerRole();
 else if (role === 'gen') void genRole();
 else if (process.argv[1] && path.resolve(process.argv[1]) === SELF)
   void run().then((out) => console.log(splitSection(out).markdown));

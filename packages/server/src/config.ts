@@ -2,6 +2,7 @@
  * Configuration is read once, at the edge, and frozen (STYLE habit 2). `loadConfig` is the only
  * reader of the environment; everything else receives `config` as an argument.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
@@ -43,6 +44,11 @@ export interface Config {
   readonly demo: DemoMode;
   /** The browser capture's built files, served at `/capture/*` (packages/capture/dist/browser). */
   readonly captureDir: string;
+  /**
+   * Server processes `serve` runs on one port (`--processes N` / `VITALS_PROCESSES`; `auto`: one
+   * per core); 1 serves in the process itself (cli/serve-cluster.ts).
+   */
+  readonly processes: number;
 }
 
 export type DemoMode = 'off' | 'loopback' | 'on';
@@ -204,6 +210,23 @@ export interface ConfigFlags {
   dataDir?: string;
   host?: string;
   port?: number;
+  /** `--processes`: a count or `auto`, as VITALS_PROCESSES. */
+  processes?: string;
+}
+
+/** Most server processes one `serve` starts. */
+export const MAX_PROCESSES = 64;
+
+/** `--processes` / `VITALS_PROCESSES`: 1..64, or `auto` (one per core the process may use). */
+function processesFrom(env: Record<string, string | undefined>, flag: string | undefined): number {
+  const raw = flag ?? env.VITALS_PROCESSES;
+  const name = flag !== undefined ? '--processes' : 'VITALS_PROCESSES';
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'auto') return Math.min(MAX_PROCESSES, Math.max(1, os.availableParallelism()));
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PROCESSES)
+    throw new ConfigError(`${name} must be auto or a whole number from 1 to ${MAX_PROCESSES}, got "${raw}"`);
+  return n;
 }
 
 export const SERVICE_VERSION = '0.1.0';
@@ -259,5 +282,6 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     consolePayments: consolePaymentsFrom(env),
     demo: demoFrom(env, host),
     captureDir: path.resolve(env.VITALS_CAPTURE_DIR || DEFAULT_CAPTURE_DIR),
+    processes: processesFrom(env, flags.processes),
   });
 }

@@ -16,15 +16,19 @@ const C = SIDE / 6;
 
 /** Mean absolute green difference between 4-neighbours inside the two top corners, plus 1. */
 export function cropTexture(pixels: Uint8Array): number {
-  let s = 0;
-  for (const x0 of [0, SIDE - C]) {
-    for (let y = 0; y < C; y++) {
-      let j = (y * SIDE + x0) * 3 + 1;
-      for (let x = 0; x < C; x++, j += 3) {
-        if (x < C - 1) s += Math.abs(pixels[j] - pixels[j + 3]);
-        if (y < C - 1) s += Math.abs(pixels[j] - pixels[j + SIDE * 3]);
-      }
+  // The two corners in turn, the same sums in the same order (no array literal per frame).
+  const s = cornerTexture(pixels, 0, 0);
+  return cornerTexture(pixels, SIDE - C, s) / (2 * 2 * C * (C - 1)) + 1;
+}
+
+/** `s` plus the absolute green differences inside the corner whose left column is x0. */
+function cornerTexture(pixels: Uint8Array, x0: number, s: number): number {
+  for (let y = 0; y < C; y++) {
+    let j = (y * SIDE + x0) * 3 + 1;
+    for (let x = 0; x < C; x++, j += 3) {
+      if (x < C - 1) s += Math.abs(pixels[j] - pixels[j + 3]);
+      if (y < C - 1) s += Math.abs(pixels[j] - pixels[j + SIDE * 3]);
     }
   }
-  return s / (2 * 2 * C * (C - 1)) + 1;
+  return s;
 }

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { UsageError, toCamel } from './args.js';
 import { orgsBalance, orgsCreate, keysCreate, keysSetStatus } from './admin.js';
 import { serve } from './serve.js';
+import { serveCluster } from './serve-cluster.js';
 import { openStore } from '../deps.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { extraCommands } from './extra.js';
@@ -17,6 +18,7 @@ const HELP = `vitals-server <command>
 
 Commands:
   serve [--host H] [--port P] [--data-dir D]     run the service (prints "listening on http://H:P")
+        [--processes N|auto]                     N server processes on one port (default 1; VITALS_PROCESSES)
   worker [--data-dir D]                          run a job worker only (scale-out mode)
   migrate [--data-dir D]                         apply database migrations and exit
   orgs create --name N [--token-balance USD] --json   (no --token-balance: unmetered)
@@ -34,6 +36,7 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   'data-dir': { type: 'string' },
+  processes: { type: 'string' },
   name: { type: 'string' },
   'token-balance': { type: 'string' },
   set: { type: 'string' },
@@ -99,6 +102,7 @@ async function main(argv: string[], io: ServerCliIo): Promise<number> {
     dataDir: flags.dataDir as string | undefined,
     host: flags.host as string | undefined,
     port,
+    processes: flags.processes as string | undefined,
   });
   const out = (o: object): void => {
     const text = flags.json
@@ -111,7 +115,9 @@ async function main(argv: string[], io: ServerCliIo): Promise<number> {
 
   switch (cmd) {
     case 'serve': {
-      const stop = await serve(config, (l) => io.stdout.write(`${l}\n`));
+      const print = (l: string): void => void io.stdout.write(`${l}\n`);
+      // More than one process: this one becomes the primary of a cluster on the same port.
+      const stop = config.processes > 1 ? await serveCluster(config, print) : await serve(config, print);
       await io.untilStopped();
       await stop();
       return 0;

@@ -1,6 +1,7 @@
 /**
  * `vitals-server serve`: the API, the WebSocket endpoint and the workers in one process, on SQLite and
- * PostgreSQL alike (VITALS_EMBEDDED_WORKER=0: API only; batch/plugin.ts).
+ * PostgreSQL alike (VITALS_EMBEDDED_WORKER=0: API only; batch/plugin.ts). With `--processes N` the
+ * process started here is the primary of N such processes on one port (serve-cluster.ts).
  */
 import type { Config } from '../config.js';
 import { createContext, closeContext } from '../deps.js';
@@ -27,18 +28,40 @@ export async function createDevelopmentKey(ctx: AppContext, print: (line: string
 }
 
 export async function serve(config: Config, print: (line: string) => void): Promise<() => Promise<void>> {
-  const ctx = await createContext(config);
-  await ensureDevelopmentKey(ctx, print);
+  const { stop, url } = await startServer(config, { print });
+  print(`listening on ${url}`);
+  if (config.demo !== 'off') print(`demo: ${url}/ (VITALS_DEMO=0 turns it off; docs/operating.md)`);
+  return stop;
+}
+
+/**
+ * One server process: the store (migrated unless `migrate: false`), the first-start key (when
+ * `print` is given), the API and the WebSocket endpoint listening on the configured address. A
+ * cluster's processes (serve-cluster.ts) start with neither: their primary did both, once.
+ */
+export async function startServer(
+  config: Config,
+  opts: { print?: (line: string) => void; migrate?: boolean } = {},
+): Promise<{ url: string; port: number; stop: () => Promise<void> }> {
+  const ctx = await createContext(config, { migrate: opts.migrate });
+  if (opts.print) await ensureDevelopmentKey(ctx, opts.print);
   const { app } = await buildServer(ctx, { logger: { level: process.env.LOG_LEVEL ?? 'warn' } });
   await app.listen({ host: config.host, port: config.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  ctx.publicUrl = config.publicUrl ?? `http://${host}:${port}`;
-  print(`listening on http://${host}:${port}`);
-  if (config.demo !== 'off') print(`demo: http://${host}:${port}/ (VITALS_DEMO=0 turns it off; docs/operating.md)`);
-  return async () => {
-    await app.close();
-    await closeContext(ctx);
+  const url = `http://${hostOf(config)}:${port}`;
+  ctx.publicUrl = config.publicUrl ?? url;
+  return {
+    url,
+    port,
+    stop: async () => {
+      await app.close();
+      await closeContext(ctx);
+    },
   };
+}
+
+/** The host as it appears in a URL (IPv6 in brackets). */
+export function hostOf(config: Config): string {
+  return config.host.includes(':') ? `[${config.host}]` : config.host;
 }

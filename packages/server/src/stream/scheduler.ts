@@ -15,8 +15,14 @@ export interface Drainable {
 }
 
 export class FrameScheduler {
-  private ready: Drainable[] = [];
-  private next: Drainable[] = [];
+  /*
+   * Two lists swapped each round, with their own counts: `array.length = 0` would hand V8's backing
+   * store back and every round would grow a new one (garbage per round, at hundreds of sessions).
+   */
+  private ready: Array<Drainable | undefined> = [];
+  private readyN = 0;
+  private next: Array<Drainable | undefined> = [];
+  private nextN = 0;
   private pending = false;
   private pendingSince = 0;
 
@@ -28,7 +34,7 @@ export class FrameScheduler {
   schedule(s: Drainable): void {
     if (!s.scheduled) {
       s.scheduled = true;
-      this.ready.push(s);
+      this.ready[this.readyN++] = s;
     }
     if (!this.pending) {
       this.pending = true;
@@ -41,12 +47,15 @@ export class FrameScheduler {
     this.pending = false;
     const deadline = performance.now() + SLICE_MS;
     let late = false;
-    while (this.ready.length > 0) {
+    while (this.readyN > 0) {
       const ready = this.ready;
-      for (let i = 0; i < ready.length; i++) {
-        const s = ready[i];
+      // Sessions scheduled during this round (a drain that emits can cause one) go after it.
+      const n = this.readyN;
+      for (let i = 0; i < n; i++) {
+        const s = ready[i]!;
+        ready[i] = undefined;
         if (late || (late = performance.now() >= deadline)) {
-          this.next.push(s);
+          this.next[this.nextN++] = s;
           continue;
         }
         let more = false;
@@ -55,16 +64,22 @@ export class FrameScheduler {
         } catch {
           more = false; // a session reports its own failures; the scheduler must survive them
         }
-        if (more) this.next.push(s);
+        if (more) this.next[this.nextN++] = s;
         else s.scheduled = false;
       }
+      // Anything appended to `ready` while draining stays for the next round, after `next`.
+      for (let i = n; i < this.readyN; i++) {
+        this.next[this.nextN++] = ready[i];
+        ready[i] = undefined;
+      }
       // Swap the two lists (no new arrays per round).
-      ready.length = 0;
       this.ready = this.next;
+      this.readyN = this.nextN;
       this.next = ready;
+      this.nextN = 0;
       if (late || performance.now() >= deadline) break;
     }
-    if (this.ready.length > 0) {
+    if (this.readyN > 0) {
       this.pending = true;
       this.pendingSince = performance.now();
       setImmediate(this.run);

@@ -28,7 +28,7 @@ import { isPoor, measurementFields } from '../domain/measurement-fields.js';
 import { AuxChannel } from './aux-analysis.js';
 import type { Drainable, FrameScheduler } from './scheduler.js';
 import { recordHrLag } from './metrics.js';
-import { FramePipeline } from './frame-pipeline.js';
+import { FramePipeline, type AdmitHost } from './frame-pipeline.js';
 import { CLOSE, INLINE_DRAIN_MAX_LAG_MS, OVERFLOW_STATS_MIN_MS, STATS_INTERVAL_MS, WALL_GRACE_MS } from './limits.js';
 import { authorize, checkHello, isRefusal, type Grant, type Refusal } from './handshake.js';
 import { jobStats, settleEnded, storeFinal, type Ending } from './settlement.js';
@@ -51,7 +51,7 @@ export interface SessionDeps {
   onEnd(): void;
 }
 
-export class StreamSession implements Drainable {
+export class StreamSession implements Drainable, AdmitHost {
   scheduled = false;
   private state: Phase = 'hello';
   private readonly openedAt: number;
@@ -168,15 +168,7 @@ export class StreamSession implements Drainable {
 
   private frame(p: FaceCropPacket, now: number, wall: number): void {
     const pastWallDuration = now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS;
-    const a = this.frames!.admit(p, wall, {
-      pastWallDuration,
-      mayDrainInline: () => this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS,
-      overflowed: () => {
-        if (now - this.lastOverflowStatsAt < OVERFLOW_STATS_MIN_MS) return;
-        this.lastOverflowStatsAt = now;
-        this.sendStats(now);
-      },
-    });
+    const a = this.frames!.admit(p, wall, pastWallDuration, this);
     switch (a.kind) {
       case 'rate':
         return this.fatal('frame_rate_exceeded', a.reason, CLOSE.policy);
@@ -186,6 +178,19 @@ export class StreamSession implements Drainable {
       case 'queued':
         this.deps.scheduler.schedule(this);
     }
+  }
+
+  /** AdmitHost: a full queue drains one frame inline while the process keeps up (scheduler lag). */
+  mayDrainInline(): boolean {
+    return this.deps.scheduler.lagMs() < INLINE_DRAIN_MAX_LAG_MS;
+  }
+
+  /** AdmitHost: the oldest queued frame was dropped; `stats` at most every 250 ms. */
+  overflowed(): void {
+    const now = this.lastPacketAt; // the arriving frame's clock reading (packet())
+    if (now - this.lastOverflowStatsAt < OVERFLOW_STATS_MIN_MS) return;
+    this.lastOverflowStatsAt = now;
+    this.sendStats(now);
   }
 
   /** Called by the scheduler: processes up to `max` queued frames; returns whether work remains. */

@@ -63,6 +63,8 @@ export interface CaptureStats {
   /** ms from the page's time origin (navigation start) to the first face crop. */
   firstCropMs?: number;
   analysisHz: number;
+  /** Seconds the camera ran (since it was opened) before the capture's first frame: the start it skipped. */
+  cameraLeadSec?: number;
   bundleTransferBytes: number;
   humanLoadMs: number;
 }
@@ -132,6 +134,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
   private tracker: TrackerWorker | null = null;
   private stream: MediaStream | null = null;
   private worker: Worker | null = null;
+  private cameraOpenedAt = NaN;
 
   constructor(private readonly opts: CaptureOptions) {
     super();
@@ -152,6 +155,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     const camera = (async () => {
       if (this.stream) return;
       this.stream = this.opts.stream ?? (await openCamera());
+      this.cameraOpenedAt = performance.now();
       v.srcObject = this.stream;
       await v.play().catch(() => undefined);
       if (!v.videoWidth) await new Promise((r) => v.addEventListener('loadeddata', r, { once: true }));
@@ -199,6 +203,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     const fpsWindow: number[] = [];
     const started = new Map<number, number>();
     let t0 = NaN;
+    let cameraLeadSec: number | undefined;
     let lastProgress = -1;
     let dropped = 0;
     let inFlight = 0;
@@ -234,7 +239,10 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     };
     const onFrame = (f: CameraFrame): void => {
       if (ended) return;
-      if (Number.isNaN(t0)) t0 = f.tSec;
+      if (Number.isNaN(t0)) {
+        t0 = f.tSec;
+        cameraLeadSec = (performance.now() - this.cameraOpenedAt) / 1000;
+      }
       if (f.tSec - t0 >= run.durationSec) {
         ended = true;
         resolveEnd();
@@ -282,6 +290,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
         detectMsPerCall: fin.detectMsPerCall,
         firstCropMs,
         analysisHz: fin.analysisHz,
+        cameraLeadSec: Number.isFinite(cameraLeadSec) ? cameraLeadSec : undefined,
         bundleTransferBytes: bundle.transferBytes,
         humanLoadMs: tw.loadMs,
       };

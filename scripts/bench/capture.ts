@@ -36,7 +36,7 @@ async function sent(url: string, headers: Record<string, string> = {}): Promise<
   return n;
 }
 
-async function sizes(served: Served): Promise<string[]> {
+export async function sizes(served: Served): Promise<string[]> {
   const sdk = await build({
     entryPoints: [path.join(REPO_ROOT, 'packages/sdk/src/index.ts')],
     bundle: true,
@@ -157,7 +157,7 @@ export async function run(): Promise<string> {
     '',
     ...rows,
     '',
-    'Transfer sizes: the bytes the service sends (Content-Length) to a browser that accepts gzip. The service gzips the capture code and the model files once per content where gzip saves 10 % or more (the WASM binaries and the JSON topologies; the float weights go as they are), docs/decisions.md "Compression":',
+    'Transfer sizes: the bytes the service sends (Content-Length) to a browser that accepts gzip. The service gzips the capture code and the model files once per content where gzip saves 5 % or more (all of the bundle\'s files), docs/decisions.md "Compression":',
     '',
     ...size,
     '',

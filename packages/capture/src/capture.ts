@@ -65,6 +65,13 @@ export interface CaptureStats {
   analysisHz: number;
   /** Seconds the camera ran (since it was opened) before the capture's first frame: the start it skipped. */
   cameraLeadSec?: number;
+  /**
+   * Frames the camera itself produced during the capture, and of those the ones the browser
+   * discarded before the page read them (`MediaStreamTrack.stats`, Chromium; absent elsewhere).
+   * Against `framesRead`: a camera that produced fewer is slow, a page that read fewer lost frames.
+   */
+  cameraFrames?: number;
+  cameraFramesDiscarded?: number;
   bundleTransferBytes: number;
   humanLoadMs: number;
 }
@@ -127,6 +134,17 @@ function nextMessage<T>(worker: Worker, pick: (d: FromTracker | FromWorker) => T
     worker.addEventListener('message', onMsg);
     worker.addEventListener('error', onErr);
   });
+}
+
+/** `MediaStreamTrack.stats` of a video track (Chromium). */
+interface TrackStats {
+  totalFrames: number;
+  discardedFrames: number;
+}
+
+function cameraCounts(a?: TrackStats, b?: TrackStats): Pick<CaptureStats, 'cameraFrames' | 'cameraFramesDiscarded'> {
+  if (!a || !b || typeof a.totalFrames !== 'number') return {};
+  return { cameraFrames: b.totalFrames - a.totalFrames, cameraFramesDiscarded: b.discardedFrames - a.discardedFrames };
 }
 
 export class VitalsCapture extends Emitter<CaptureEvents> {
@@ -204,6 +222,12 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     const started = new Map<number, number>();
     let t0 = NaN;
     let cameraLeadSec: number | undefined;
+    const track = this.stream.getVideoTracks()[0] as (MediaStreamTrack & { stats?: TrackStats }) | undefined;
+    // Platform attributes live on the prototype: copied field by field.
+    const snap = (): TrackStats | undefined =>
+      track?.stats ? { totalFrames: track.stats.totalFrames, discardedFrames: track.stats.discardedFrames } : undefined;
+    let statsAtStart: TrackStats | undefined;
+    let statsAtEnd: TrackStats | undefined;
     let lastProgress = -1;
     let dropped = 0;
     let inFlight = 0;
@@ -242,8 +266,10 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
       if (Number.isNaN(t0)) {
         t0 = f.tSec;
         cameraLeadSec = (performance.now() - this.cameraOpenedAt) / 1000;
+        statsAtStart = snap();
       }
       if (f.tSec - t0 >= run.durationSec) {
+        statsAtEnd = snap();
         ended = true;
         resolveEnd();
         return;
@@ -291,6 +317,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
         firstCropMs,
         analysisHz: fin.analysisHz,
         cameraLeadSec: Number.isFinite(cameraLeadSec) ? cameraLeadSec : undefined,
+        ...cameraCounts(statsAtStart, statsAtEnd),
         bundleTransferBytes: bundle.transferBytes,
         humanLoadMs: tw.loadMs,
       };

@@ -1,18 +1,20 @@
 // Capture benchmark (issue 15 §5): the browser capture in headless Chromium (Debian's chromium,
 // playwright-core) with the fake camera playing UBFC-rPPG subject 12 (30 fps MJPEG in .bench/),
 // against `vitals-server serve`: main-thread and worker cost per frame, time from page load to the
-// first face crop, and the gzip transfer sizes of the SDK, the capture code and the model bundle.
+// first face crop, and the transfer sizes (gzip, as the service sends them) of the SDK, the capture
+// code and the model bundle.
 //
 // Run: npm run bench -- capture (needs `npm install` to have built packages/capture/dist/browser)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { resolveFfmpeg } from '../../packages/media/src/index.js';
 import { chromiumPath, launchChromium } from '../testing/chromium.js';
-import { REPO_ROOT, startServe } from '../testing/serve.js';
+import { REPO_ROOT, startServe, type Served } from '../testing/serve.js';
+import { VitalsClient } from '../../packages/sdk/src/index.js';
 
 const BENCH_DIR = path.join(REPO_ROOT, '.bench');
 const DIST = path.join(REPO_ROOT, 'packages/capture/dist/browser');
@@ -25,7 +27,16 @@ const kb = (n: number): string => `${(n / 1024).toFixed(0)} KB`;
 const gz = (b: Uint8Array): number => gzipSync(b, { level: 9 }).length;
 const f = (v: number | undefined, d = 1): string => (v === undefined ? '–' : v.toFixed(d));
 
-async function sizes(): Promise<string[]> {
+/** Bytes the service sends for `url` to a browser that accepts gzip (its Content-Length). */
+async function sent(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const res = await fetch(url, { headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers } });
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  const n = Number(res.headers.get('content-length'));
+  await res.arrayBuffer();
+  return n;
+}
+
+export async function sizes(served: Served): Promise<string[]> {
   const sdk = await build({
     entryPoints: [path.join(REPO_ROOT, 'packages/sdk/src/index.ts')],
     bundle: true,
@@ -37,13 +48,22 @@ async function sizes(): Promise<string[]> {
   });
   const sdkBytes = sdk.outputFiles[0].contents;
   const js = readdirSync(DIST).filter((n) => n.endsWith('.js'));
-  const files = js.map((n) => ({ n, b: readFileSync(path.join(DIST, n)) }));
-  const human = files.reduce((a, b) => (b.b.length > a.b.length ? b : a));
+  const files = await Promise.all(
+    js.map(async (n) => ({
+      n,
+      raw: statSync(path.join(DIST, n)).size,
+      sent: await sent(`${served.baseUrl}/capture/${n}`),
+    })),
+  );
+  const human = files.reduce((a, b) => (b.raw > a.raw ? b : a));
   const ours = files.filter((x) => x !== human && !x.n.startsWith('demo'));
-  const oursRaw = ours.reduce((s, x) => s + x.b.length, 0);
-  const oursGz = ours.reduce((s, x) => s + gz(x.b), 0);
-  const { readModelBundle, defaultBundleSources } = await import('../../packages/server/src/models/bundle.js');
-  const bundle = await readModelBundle(defaultBundleSources());
+  const sum = (xs: { raw: number; sent: number }[], k: 'raw' | 'sent'): number => xs.reduce((s, x) => s + x[k], 0);
+  const client = new VitalsClient({ keyId: served.keyId, secret: served.secret, baseUrl: served.baseUrl });
+  const grant = await client.models.grant({});
+  const auth = { Authorization: `Bearer ${grant.grant}` };
+  const manifest = (await (await fetch(grant.manifestUrl, { headers: auth })).json()) as {
+    data: { files: { name: string; url: string; bytes: number }[] };
+  };
   const tracker = [
     'blazeface.json',
     'blazeface.bin',
@@ -52,16 +72,20 @@ async function sizes(): Promise<string[]> {
     'tfjs-backend-wasm.wasm',
     'tfjs-backend-wasm-simd.wasm',
   ];
-  const used = bundle.files.filter((x) => tracker.includes(x.name));
-  const simdOnly = used.filter((x) => x.name !== 'tfjs-backend-wasm.wasm');
+  const used = await Promise.all(
+    manifest.data.files
+      .filter((x) => tracker.includes(x.name))
+      .map(async (x) => ({ n: x.name, raw: x.bytes, sent: await sent(new URL(x.url, grant.manifestUrl).href, auth) })),
+  );
+  const simdOnly = used.filter((x) => x.n !== 'tfjs-backend-wasm.wasm');
   return [
-    '| what | raw | gzip |',
+    '| what | raw | sent (gzip) |',
     '| --- | --- | --- |',
-    `| SDK browser entry (\`@vitals/sdk\`, minified ESM bundle) | ${kb(sdkBytes.length)} | ${kb(gz(sdkBytes))} |`,
-    `| capture code (\`vitals-capture.js\`, both workers, shared chunks; without Human) | ${kb(oursRaw)} | ${kb(oursGz)} |`,
-    `| Human 3.3.6 with tfjs (one chunk, loaded by the tracker worker) | ${kb(human.b.length)} | ${kb(gz(human.b))} |`,
-    `| model bundle as fetched (BlazeFace, FaceMesh, both tfjs WASM binaries) | ${kb(used.reduce((s, x) => s + x.bytes, 0))} | ${kb(used.reduce((s, x) => s + gz(x.data), 0))} |`,
-    `| of which a SIMD browser needs (the plain WASM binary is the fallback) | ${kb(simdOnly.reduce((s, x) => s + x.bytes, 0))} | ${kb(simdOnly.reduce((s, x) => s + gz(x.data), 0))} |`,
+    `| SDK browser entry (\`@vitals/sdk\`, minified ESM bundle; gzip level 9, served by the customer's bundler) | ${kb(sdkBytes.length)} | ${kb(gz(sdkBytes))} |`,
+    `| capture code (\`vitals-capture.js\`, both workers, shared chunks; without Human) | ${kb(sum(ours, 'raw'))} | ${kb(sum(ours, 'sent'))} |`,
+    `| Human 3.3.6 with tfjs (one chunk, loaded by the tracker worker) | ${kb(human.raw)} | ${kb(human.sent)} |`,
+    `| model bundle as fetched (BlazeFace, FaceMesh, both tfjs WASM binaries) | ${kb(sum(used, 'raw'))} | ${kb(sum(used, 'sent'))} |`,
+    `| of which a SIMD browser needs (the plain WASM binary is the fallback) | ${kb(sum(simdOnly, 'raw'))} | ${kb(sum(simdOnly, 'sent'))} |`,
   ];
 }
 
@@ -91,6 +115,7 @@ async function capture(): Promise<Record<string, any> | string> {
   const served = await startServe();
   const browser = await launchChromium({ fakeCameraFile: cam });
   try {
+    const size = await sizes(served);
     const page = await browser.newPage();
     await page.goto(`${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}`);
     await page.evaluate(
@@ -101,7 +126,7 @@ async function capture(): Promise<Record<string, any> | string> {
         }),
     );
     const stats = await page.evaluate(() => (document.querySelector('vitals-measure') as any).lastOutcome?.stats ?? {});
-    return { ...stats, chromium: browser.version() };
+    return { ...stats, chromium: browser.version(), size };
   } finally {
     await browser.close();
     await served.stop();
@@ -110,7 +135,7 @@ async function capture(): Promise<Record<string, any> | string> {
 
 export async function run(): Promise<string> {
   const s = await capture();
-  const size = await sizes();
+  const size: string[] = typeof s === 'string' ? [s] : s.size;
   const rows =
     typeof s === 'string'
       ? [s]
@@ -132,7 +157,7 @@ export async function run(): Promise<string> {
     '',
     ...rows,
     '',
-    'Transfer sizes (gzip level 9 of the built files; the service sends the model files uncompressed, as content-addressed immutable files a browser caches):',
+    'Transfer sizes: the bytes the service sends (Content-Length) to a browser that accepts gzip. The service gzips the capture code and the model files once per content where gzip saves 5 % or more (all of the bundle\'s files), docs/decisions.md "Compression":',
     '',
     ...size,
     '',

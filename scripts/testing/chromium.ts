@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
+import { holdPriority } from './priority.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/chromium/chromium'];
 
@@ -16,8 +17,13 @@ export function chromiumPath(): string | undefined {
   return CANDIDATES.find((p) => existsSync(p));
 }
 
-/** Launches headless Chromium; with `fakeCameraFile`, the page's camera plays that file (permission granted). */
-export async function launchChromium(opts: { fakeCameraFile?: string } = {}): Promise<Browser> {
+/**
+ * Launches headless Chromium; with `fakeCameraFile`, the page's camera plays that file (permission
+ * granted). `niceness` (e.g. -10): the browser's scheduling priority. The fake camera plays its file
+ * on the CPU and never catches up when starved (docs/capture.md "An overloaded run"), so a camera
+ * test on a shared machine raises it to play in real time, as a real camera's hardware clock would.
+ */
+export async function launchChromium(opts: { fakeCameraFile?: string; niceness?: number } = {}): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error('Chromium not found (install Debian chromium or set CHROMIUM_PATH)');
   const { chromium } = await import('playwright-core');
@@ -31,7 +37,13 @@ export async function launchChromium(opts: { fakeCameraFile?: string } = {}): Pr
     '--disable-backgrounding-occluded-windows',
   );
   if (opts.fakeCameraFile) args.push(`--use-file-for-fake-video-capture=${opts.fakeCameraFile}`);
-  return chromium.launch({ executablePath, headless: true, args });
+  const browser = await chromium.launch({ executablePath, headless: true, args });
+  if (opts.niceness) {
+    // Every Chromium process this one started (the browser is launched from this process).
+    const release = holdPriority({ root: process.pid, includeRoot: false, exe: /chrom/, niceness: opts.niceness });
+    browser.on('disconnected', release);
+  }
+  return browser;
 }
 
 /** For test files: call at the top; skips loudly when there is no Chromium. */

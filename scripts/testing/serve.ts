@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { holdPriority } from './priority.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -19,7 +20,11 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-export async function startServe(env: Record<string, string> = {}): Promise<Served> {
+/**
+ * `niceness`: the server process's scheduling priority, every thread (priority.ts; ignored without
+ * the right to raise it), for the camera test on a shared machine (chromium.ts `launchChromium`).
+ */
+export async function startServe(env: Record<string, string> = {}, niceness?: number): Promise<Served> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'vitals-browser-serve-'));
   const childEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn', ...env };
   delete childEnv.VITALS_DATABASE_URL;
@@ -40,6 +45,12 @@ export async function startServe(env: Record<string, string> = {}): Promise<Serv
     ],
     { cwd: REPO_ROOT, env: childEnv as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Not allowed here: it runs at the normal priority, and the camera test reports an overloaded run.
+  const release =
+    niceness && child.pid !== undefined
+      ? holdPriority({ root: child.pid, includeRoot: true, niceness })
+      : () => undefined;
+  child.once('exit', release);
   let out = '';
   child.stderr.on('data', (b: Buffer) => (out += b.toString()));
   const stop = (): Promise<void> =>

@@ -63,6 +63,15 @@ export interface CaptureStats {
   /** ms from the page's time origin (navigation start) to the first face crop. */
   firstCropMs?: number;
   analysisHz: number;
+  /** Seconds the camera ran (since it was opened) before the capture's first frame: the start it skipped. */
+  cameraLeadSec?: number;
+  /**
+   * Frames the camera itself produced during the capture, and of those the ones the browser
+   * discarded before the page read them (`MediaStreamTrack.stats`, Chromium; absent elsewhere).
+   * Against `framesRead`: a camera that produced fewer is slow, a page that read fewer lost frames.
+   */
+  cameraFrames?: number;
+  cameraFramesDiscarded?: number;
   bundleTransferBytes: number;
   humanLoadMs: number;
 }
@@ -127,11 +136,23 @@ function nextMessage<T>(worker: Worker, pick: (d: FromTracker | FromWorker) => T
   });
 }
 
+/** `MediaStreamTrack.stats` of a video track (Chromium). */
+interface TrackStats {
+  totalFrames: number;
+  discardedFrames: number;
+}
+
+function cameraCounts(a?: TrackStats, b?: TrackStats): Pick<CaptureStats, 'cameraFrames' | 'cameraFramesDiscarded'> {
+  if (!a || !b || typeof a.totalFrames !== 'number') return {};
+  return { cameraFrames: b.totalFrames - a.totalFrames, cameraFramesDiscarded: b.discardedFrames - a.discardedFrames };
+}
+
 export class VitalsCapture extends Emitter<CaptureEvents> {
   private bundle: LoadedBundle | null = null;
   private tracker: TrackerWorker | null = null;
   private stream: MediaStream | null = null;
   private worker: Worker | null = null;
+  private cameraOpenedAt = NaN;
 
   constructor(private readonly opts: CaptureOptions) {
     super();
@@ -152,6 +173,7 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     const camera = (async () => {
       if (this.stream) return;
       this.stream = this.opts.stream ?? (await openCamera());
+      this.cameraOpenedAt = performance.now();
       v.srcObject = this.stream;
       await v.play().catch(() => undefined);
       if (!v.videoWidth) await new Promise((r) => v.addEventListener('loadeddata', r, { once: true }));
@@ -199,6 +221,13 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     const fpsWindow: number[] = [];
     const started = new Map<number, number>();
     let t0 = NaN;
+    let cameraLeadSec: number | undefined;
+    const track = this.stream.getVideoTracks()[0] as (MediaStreamTrack & { stats?: TrackStats }) | undefined;
+    // Platform attributes live on the prototype: copied field by field.
+    const snap = (): TrackStats | undefined =>
+      track?.stats ? { totalFrames: track.stats.totalFrames, discardedFrames: track.stats.discardedFrames } : undefined;
+    let statsAtStart: TrackStats | undefined;
+    let statsAtEnd: TrackStats | undefined;
     let lastProgress = -1;
     let dropped = 0;
     let inFlight = 0;
@@ -234,8 +263,13 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     };
     const onFrame = (f: CameraFrame): void => {
       if (ended) return;
-      if (Number.isNaN(t0)) t0 = f.tSec;
+      if (Number.isNaN(t0)) {
+        t0 = f.tSec;
+        cameraLeadSec = (performance.now() - this.cameraOpenedAt) / 1000;
+        statsAtStart = snap();
+      }
       if (f.tSec - t0 >= run.durationSec) {
+        statsAtEnd = snap();
         ended = true;
         resolveEnd();
         return;
@@ -282,6 +316,8 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
         detectMsPerCall: fin.detectMsPerCall,
         firstCropMs,
         analysisHz: fin.analysisHz,
+        cameraLeadSec: Number.isFinite(cameraLeadSec) ? cameraLeadSec : undefined,
+        ...cameraCounts(statsAtStart, statsAtEnd),
         bundleTransferBytes: bundle.transferBytes,
         humanLoadMs: tw.loadMs,
       };

@@ -16,7 +16,7 @@ svg.guide { position: absolute; inset: 0; width: 100%; height: 100%; pointer-eve
   font-weight: 650; min-width: 5ch; font-variant-numeric: tabular-nums; }
 .hr small { font-size: 14px; font-weight: 500; opacity: .85; margin-left: 4px; }
 canvas.wave { background: rgba(0,0,0,.6); border-radius: 10px; width: 45%; height: 56px; }
-.hint { position: absolute; left: 12px; right: 64px; top: 12px; background: rgba(255,244,200,.95); color: #3d2e00;
+.hint { position: absolute; left: 12px; right: 84px; top: 12px; background: rgba(255,244,200,.95); color: #3d2e00;
   border-radius: 10px; padding: 8px 12px; font-weight: 550; }
 .hint:empty { display: none; }
 .bar { height: 8px; background: #e3e7ec; border-radius: 4px; margin: 12px 0 4px; overflow: hidden; }

@@ -3,10 +3,12 @@
  * (@vitals/tracker) run here, off the page's main thread, so a 60-120 ms detection never holds up
  * the camera's frames; the page only draws each frame and hands its pixels over. Frames are taken
  * strictly in order (one at a time), and the worker reports after each so the page can bound the
- * backlog. Detection on a budget: when the detector's time would pass `detectBudget` of the wall
- * clock, the analysis rate steps down from 4 to 2 Hz.
+ * backlog. Detection on a budget (detect-budget.ts): when the detector's time would pass
+ * `detectBudget` of the wall clock, the analysis rate steps down from 4 to 2 Hz, and back up when
+ * the detector is fast again.
  */
 import { createHumanFaceDetector, FaceTracker, type HumanSession, type TrackerFrame } from '@vitals/tracker';
+import { DetectBudget } from './detect-budget.js';
 import { loadBrowserHuman } from './human-browser.js';
 import { packetBytes } from './packets.js';
 import type { FromTracker, ToTracker } from './tracker-protocol.js';
@@ -20,7 +22,7 @@ const scope = globalThis as unknown as WorkerScope;
 let human: (HumanSession & { loadMs: number }) | null = null;
 let tracker: FaceTracker | null = null;
 let out: ArrayBuffer[] = [];
-let stats = { detectMs: 0, detectCalls: 0, workMs: 0, frames: 0, ema: NaN };
+let stats = { detectMs: 0, detectCalls: 0, workMs: 0, frames: 0 };
 let chain: Promise<void> = Promise.resolve();
 
 /** Mean BT.601 luma (0..1) of every 16th pixel: the guidance when no face is tracked. */
@@ -37,9 +39,9 @@ async function handle(m: ToTracker): Promise<void> {
     scope.postMessage({ t: 'ready', version: human.version, backend: human.backend, loadMs: human.loadMs });
   } else if (m.t === 'start') {
     if (!human) throw new Error('init first');
-    stats = { detectMs: 0, detectCalls: 0, workMs: 0, frames: 0, ema: NaN };
+    stats = { detectMs: 0, detectCalls: 0, workMs: 0, frames: 0 };
     out = [];
-    const budget = m.detectBudget;
+    const budget = new DetectBudget(m.detectBudget);
     const t: FaceTracker = new FaceTracker({
       detector: createHumanFaceDetector(human),
       keep: false,
@@ -47,8 +49,8 @@ async function handle(m: ToTracker): Promise<void> {
       onAnalysed: (a) => {
         stats.detectMs += a.ms;
         stats.detectCalls++;
-        stats.ema = Number.isNaN(stats.ema) ? a.ms : stats.ema + 0.2 * (a.ms - stats.ema);
-        if (t.analysisHz > 2 && stats.ema * t.analysisHz > budget * 1000) t.setAnalysisHz(2);
+        const hz = budget.record(a.ms);
+        if (hz !== t.analysisHz) t.setAnalysisHz(hz);
       },
     });
     tracker = t;

@@ -2,7 +2,7 @@
  * Issue 15 §5 in a real browser on a real face: Debian's Chromium (playwright-core) with its fake
  * camera playing a labelled UBFC-rPPG recording (converted at test time to 30 fps MJPEG in a temp
  * dir, never committed), against `vitals-server serve` as `npm start` runs it (real process, SQLite,
- * embedded workers, the demo on). One 40-s capture on the device, one through the cloud stream,
+ * embedded workers, the demo on). One 60-s capture on the device, one through the cloud stream,
  * and a covered camera. Skips loudly without Chromium or without the recordings.
  *
  * Screenshots go to $VITALS_SCREENSHOTS or a temp dir (never committed).
@@ -11,22 +11,60 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { VitalsClient } from '@vitals/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumOrSkip, launchChromium } from '../../../scripts/testing/chromium.js';
 import { REPO_ROOT, startServe, type Served } from '../../../scripts/testing/serve.js';
+import { expectCameraKeptUp, replay } from './support/camera-run.js';
 
 const run = promisify(execFile);
 const DATA = [path.resolve(REPO_ROOT, '../shared/data'), path.resolve(REPO_ROOT, '../../shared/data')].find((d) =>
   existsSync(path.join(d, 'ubfc2')),
 );
-/** Subject 12: a steady, well-lit face (docs/accuracy.md: quality good on the whole clip). */
+/**
+ * Subject 12 for 60 s, by the rule of docs/capture.md "The test clip" (scripts/testing/
+ * pick-camera-subject.ts, which never looks at a browser result): of the labelled subjects and the
+ * lengths 40 and 60 s, the one whose worst capture window (starting 0..8 s into the clip) has the
+ * highest quality score through the Node video pipeline: 0.51 (fair; every other subject 0.23 or
+ * less, subject 12's own 40 s 0.39, poor).
+ */
 const SUBJECT = { video: 'ubfc2/subject12/vid.mp4', referenceBpm: 66.56 };
-const CAPTURE_SEC = 40;
+const CAPTURE_SEC = 60;
 const HAS_CHROMIUM = chromiumOrSkip() !== undefined;
+/**
+ * Chromium and the service run at a raised priority where allowed (CI runs as root): the fake camera
+ * plays its file on the CPU and falls behind for good when starved by other jobs, which a real
+ * camera's hardware clock never does (docs/capture.md "An overloaded run").
+ */
+const NICENESS = -10;
 if (HAS_CHROMIUM && !DATA) console.warn('\n*** SKIPPED: browser tests: ../shared/data/ubfc2 not found ***\n');
+
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+/**
+ * The element's last outcome: the kept frames file (base64: a 6 MB file as a JSON array of numbers
+ * took minutes through the DevTools protocol on a loaded machine) and the capture's and engine's stats.
+ */
+async function keptOutcome(page: Page): Promise<{ file: Uint8Array; capture: any; engine: any }> {
+  const kept = await page.evaluate(() => {
+    const el = document.querySelector('vitals-measure') as unknown as {
+      lastOutcome?: { framesFile?: Uint8Array; stats: unknown; measurement?: { stats: unknown } };
+    };
+    const o = el.lastOutcome;
+    const bytes = o?.framesFile ?? new Uint8Array(0);
+    let bin = '';
+    for (let i = 0; i < bytes.length; i += 0x8000)
+      bin += String.fromCharCode(...bytes.subarray(i, Math.min(i + 0x8000, bytes.length)));
+    return { file: btoa(bin), capture: o?.stats, engine: o?.measurement?.stats };
+  });
+  return { ...kept, file: new Uint8Array(Buffer.from(kept.file, 'base64')) };
+}
 
 interface PageOutcome {
   ok: boolean;
@@ -91,12 +129,12 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       // MJPEG always plays at 30 fps: resample to exactly 30 fps so it keeps real time.
       await Promise.all([
         ffmpeg(['-i', path.join(DATA!, SUBJECT.video), '-an', '-vf', 'fps=30', '-q:v', '2', '-f', 'mjpeg', camera]),
-        startServe().then((s) => (served = s)),
+        startServe({}, NICENESS).then((s) => (served = s)),
       ]);
       client = new VitalsClient({ keyId: served.keyId, secret: served.secret, baseUrl: served.baseUrl });
       // Minted now with the shortest lifetime: it has expired once the captures below are done.
       earlyGrant = await client.models.grant({ ttlSec: 30 });
-      browser = await launchChromium({ fakeCameraFile: camera });
+      browser = await launchChromium({ fakeCameraFile: camera, niceness: NICENESS });
     }, 240_000);
 
     afterAll(async () => {
@@ -107,7 +145,7 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
     // One retry: a late fake camera plays the face slow (docs/capture.md); a second capture is a new measurement.
     it(
       'on the device: the result within 3 bpm of the reference, stored through the demo backend',
-      { retry: 1, timeout: 180_000 },
+      { retry: 1, timeout: 240_000 },
       async () => {
         const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
         await guard(ctx, served.baseUrl, foreign);
@@ -121,15 +159,18 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
           `${served.baseUrl}/?mode=on-device&autostart=1&durationSec=${CAPTURE_SEC}&keepFrames=1`,
         );
         await page.screenshot({ path: path.join(shots, 'on-device-result.png'), fullPage: true });
-        const kept = await page.evaluate(() => {
-          const el = document.querySelector('vitals-measure') as unknown as {
-            lastOutcome?: { framesFile?: Uint8Array; stats: unknown; measurement?: { stats: unknown } };
-          };
-          const o = el.lastOutcome;
-          return { file: Array.from(o?.framesFile ?? []), stats: { capture: o?.stats, engine: o?.measurement?.stats } };
-        });
-        framesFile = Uint8Array.from(kept.file);
-        console.log('on-device capture', JSON.stringify(kept.stats), JSON.stringify(onDevice.detail.quality));
+        const kept = await keptOutcome(page);
+        framesFile = kept.file;
+        console.log(
+          'on-device capture',
+          JSON.stringify({
+            load: load(),
+            capture: kept.capture,
+            engine: kept.engine,
+            quality: onDevice.detail.quality,
+          }),
+        );
+        console.log('on-device packets replayed in Node', JSON.stringify(replay(framesFile)));
         expect(onDevice.ok, JSON.stringify(onDevice.detail)).toBe(true);
         const m = onDevice.detail;
         expect(m).toMatchObject({ origin: 'on_device', attested: false, source: 'web', sdkVersion: '0.1.0' });
@@ -137,7 +178,10 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
         expect(m.modelsVersion).toMatch(/^human-/);
         // The stored measurement is exactly what GET returns.
         expect(await client.measurements.get(m.id)).toEqual(m);
-        expect(Math.abs(m.cardiac.heartRate.value - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
+        expectCameraKeptUp('on the device', kept.capture, CAPTURE_SEC, load());
+        const hr = m.cardiac?.heartRate?.value as number | undefined;
+        expect(hr, `no published rate (quality ${JSON.stringify(m.quality)})`).toBeTypeOf('number');
+        expect(Math.abs(hr! - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
         expect(onDevice.hr.length).toBeGreaterThan(0); // live hr events from the worker
         await ctx.close();
       },
@@ -158,25 +202,53 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       expect(Math.abs(jobHr! - pageHr)).toBeLessThanOrEqual(0.5);
     }, 180_000);
 
-    // The stream's mechanics are asserted always. Its 3 bpm accuracy is NOT met reliably yet (issue 15,
-    // docs/capture.md): on a quiet machine the 40 s cloud capture of this clip came back poor once and
-    // 4.4 bpm off once; it is enforced with VITALS_CLOUD_ACCURACY=1 and otherwise reported loudly.
-    it('in the cloud: the stream from the same page stores an attested measurement', { timeout: 180_000 }, async () => {
-      const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
-      await guard(ctx, served.baseUrl, foreign);
-      const page = await ctx.newPage();
-      const cloud = await measure(page, `${served.baseUrl}/?mode=cloud&autostart=1&durationSec=${CAPTURE_SEC}`);
-      await page.screenshot({ path: path.join(shots, 'cloud-result.png'), fullPage: true });
-      expect(cloud.ok, JSON.stringify(cloud.detail)).toBe(true);
-      expect(cloud.detail).toMatchObject({ origin: 'cloud', attested: true });
-      expect(await client.measurements.get(cloud.detail.id)).toEqual(cloud.detail);
-      const hr = cloud.detail.cardiac?.heartRate?.value as number | undefined;
-      if (process.env.VITALS_CLOUD_ACCURACY === '1')
-        expect(Math.abs(hr! - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
-      else if (hr === undefined || Math.abs(hr - SUBJECT.referenceBpm) > 3)
-        console.warn(`NOT MET: cloud heart rate ${hr ?? 'withheld'} vs reference ${SUBJECT.referenceBpm} (issue 15)`);
-      await ctx.close();
-    });
+    // The same page through the cloud stream, its capture kept as a frames file: the server's result
+    // is checked against those packets in Node (the stream lost nothing and computed what the engine
+    // computes), then against the reference like the on-device one.
+    it(
+      'in the cloud: the stream from the same page stores an attested measurement within 3 bpm',
+      { retry: 1, timeout: 240_000 },
+      async () => {
+        const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
+        await guard(ctx, served.baseUrl, foreign);
+        const page = await ctx.newPage();
+        let sessionId: string | undefined;
+        page.on('response', (res) => {
+          if (res.url().endsWith('/demo/api/session'))
+            void res
+              .json()
+              .then(
+                (b: { sessionId?: string; data?: { sessionId?: string } }) =>
+                  (sessionId = b.data?.sessionId ?? b.sessionId),
+              );
+        });
+        const cloud = await measure(
+          page,
+          `${served.baseUrl}/?mode=cloud&autostart=1&durationSec=${CAPTURE_SEC}&keepFrames=1`,
+        );
+        await page.screenshot({ path: path.join(shots, 'cloud-result.png'), fullPage: true });
+        expect(cloud.ok, JSON.stringify(cloud.detail)).toBe(true);
+        expect(cloud.detail).toMatchObject({ origin: 'cloud', attested: true });
+        expect(await client.measurements.get(cloud.detail.id)).toEqual(cloud.detail);
+        const kept = await keptOutcome(page);
+        const job = sessionId ? await client.jobs.get(sessionId) : undefined;
+        const stream = (job as { stats?: { stream?: { received: number; dropped: number; processed: number } } })?.stats
+          ?.stream;
+        const server = { quality: cloud.detail.quality, hr: cloud.detail.cardiac?.heartRate?.value ?? null, stream };
+        const node = replay(kept.file);
+        console.log('cloud capture', JSON.stringify({ load: load(), capture: kept.capture, server }));
+        console.log('cloud packets replayed in Node', JSON.stringify(node));
+        await ctx.close();
+        // Every crop the page sent was processed, and the server's engine gave what Node's gives.
+        expect(stream).toMatchObject({ received: node.crops, dropped: 0, processed: node.crops });
+        expect(server.quality.level).toBe(node.offline.level);
+        if (node.offline.hr === null) expect(server.hr).toBeNull();
+        else expect(Math.abs(server.hr! - node.offline.hr)).toBeLessThanOrEqual(0.1);
+        expectCameraKeptUp('in the cloud', kept.capture, CAPTURE_SEC, load());
+        expect(server.hr, `no published rate (quality ${JSON.stringify(server.quality)})`).toBeTypeOf('number');
+        expect(Math.abs(server.hr! - SUBJECT.referenceBpm)).toBeLessThanOrEqual(3);
+      },
+    );
 
     it('no request left for any host but the service', () => {
       expect(foreign).toEqual([]);
@@ -202,7 +274,7 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
             expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
         }
       }
-    });
+    }, 60_000);
   },
 );
 

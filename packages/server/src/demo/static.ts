@@ -3,7 +3,7 @@
  * the service (CONTRACT-BROWSER "Static files of the page"):
  * - `GET /capture/<file>`: always (customers' pages may load the capture code from the service), to
  *   any origin (CORS from app.ts), revalidated (`no-cache` + a strong ETag: the names are not
- *   content-addressed);
+ *   content-addressed), gzipped when the client accepts it (gzip-cache.ts);
  * - `GET /`: the demo page (`demo.html`), only when the demo serves this request (demo/guard.ts),
  *   with a Content-Security-Policy that allows this origin only, and the camera for this origin.
  *
@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { sendEntity } from '../gzip-cache.js';
 import { demoServes } from './guard.js';
 
 export const CAPTURE_PREFIX = '/capture/';
@@ -96,11 +97,9 @@ async function sendStatic(
 ): Promise<FastifyReply> {
   const data = await readFile(file);
   const etag = `"${createHash('sha256').update(data).digest('base64url').slice(0, 27)}"`;
-  void reply.headers({ 'Cache-Control': 'no-cache', ETag: etag, 'X-Content-Type-Options': 'nosniff', ...headers });
-  const inm = req.headers['if-none-match'];
-  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
-    return reply.code(304).send();
-  return reply.type(TYPES[path.extname(file)]).send(data);
+  void reply.headers({ 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff', ...headers });
+  // gzip once per content (gzip-cache.ts): the capture code is text, about 4x smaller.
+  return sendEntity(req, reply, { etag, data, contentType: TYPES[path.extname(file)] });
 }
 
 export async function staticRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -24,6 +24,9 @@ import type { AppContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { bearerGrant, signModelGrant, verifyModelGrant, type GrantClaims } from '../domain/model-grant.js';
 import type { ModelBundle } from '../models/bundle.js';
+import { sendEntity } from '../gzip-cache.js';
+import { createHash } from 'node:crypto';
+import { RateLimiter, rateHeaders } from '../auth/rate-limiter.js';
 
 export const MODELS_MANIFEST_PATH = '/sdk/v1/models/manifest';
 export const MODELS_FILES_PATH = '/sdk/v1/models/files';
@@ -32,6 +35,24 @@ export const MODELS_FILES_PATH = '/sdk/v1/models/files';
 export const MODEL_FILE_CACHE_CONTROL = 'private, max-age=31536000, immutable';
 
 const GrantSecurity = [{ ModelGrant: [] }];
+
+/**
+ * Bundle downloads (manifest and files together) per minute: a page load takes 7 (the manifest and
+ * six files, which the browser then caches for a year). Per address: a few dozen page loads a
+ * minute behind one NAT; per grant: a few reloads within its lifetime (docs/decisions.md "Model grants").
+ */
+export const MODEL_DOWNLOADS_PER_MIN = { address: 120, grant: 30 } as const;
+const MINUTE_MS = 60_000;
+
+/** 429 `rate_limited` (spec: Rate limits) with `Retry-After` and the RateLimit headers. */
+function limit(limiter: RateLimiter, key: string, max: number, now: number, what: string): void {
+  const d = limiter.hit(key, max, now);
+  if (!d.allowed)
+    throw new ApiError('rate_limited', `too many model downloads ${what}; try again in ${d.resetSec} s`, {
+      'Retry-After': String(d.resetSec),
+      ...rateHeaders(d),
+    });
+}
 
 /** The base address the service advertises (VITALS_PUBLIC_URL, the listener, else this request). */
 export function publicBase(ctx: AppContext, req: FastifyRequest): string {
@@ -52,6 +73,20 @@ function normalizeOrigin(origin: string): string {
 }
 
 export async function modelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const perAddress = new RateLimiter(MINUTE_MS);
+  const perGrant = new RateLimiter(MINUTE_MS);
+  /** The address's budget first (invalid grants count too), then the grant's. */
+  const download = async (req: FastifyRequest): Promise<ModelBundle> => {
+    const now = ctx.clock.now();
+    limit(perAddress, req.ip, MODEL_DOWNLOADS_PER_MIN.address, now, 'from this address');
+    const bundle = await requireGrant(ctx, req);
+    // Keyed by the token's hash: the grant itself is not kept.
+    const grantKey = createHash('sha256')
+      .update(req.headers.authorization ?? '')
+      .digest('base64url');
+    limit(perGrant, grantKey, MODEL_DOWNLOADS_PER_MIN.grant, now, 'with this grant');
+    return bundle;
+  };
   app.post<{ Body: ModelGrantRequest | undefined }>(
     '/sdk/v1/models/grant',
     {
@@ -101,7 +136,7 @@ export async function modelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (req, reply) => {
-      const bundle = await requireGrant(ctx, req);
+      const bundle = await download(req);
       // Per grant, and short-lived: never cached.
       void reply.header('Cache-Control', 'no-store');
       return {
@@ -138,7 +173,7 @@ export async function modelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       },
     },
     async (req, reply) => {
-      const bundle = await requireGrant(ctx, req);
+      const bundle = await download(req);
       const file = bundle.byHash.get(req.params.sha256);
       if (!file) throw notFound('model file');
       return sendFile(req, reply, file);
@@ -151,12 +186,9 @@ function sendFile(
   reply: FastifyReply,
   file: { sha256: string; contentType: string; data: Buffer },
 ): FastifyReply {
-  const etag = `"${file.sha256}"`;
-  void reply.header('Cache-Control', MODEL_FILE_CACHE_CONTROL).header('ETag', etag);
-  const inm = req.headers['if-none-match'];
-  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
-    return reply.code(304).send();
-  return reply.type(file.contentType).send(file.data);
+  void reply.header('Cache-Control', MODEL_FILE_CACHE_CONTROL);
+  // gzip once per file where it pays (the WASM runtime and the JSON topologies; not the weights).
+  return sendEntity(req, reply, { etag: `"${file.sha256}"`, data: file.data, contentType: file.contentType });
 }
 
 /**

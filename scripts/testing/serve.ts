@@ -16,6 +16,8 @@ export interface Served {
   baseUrl: string;
   keyId: string;
   secret: string;
+  /** The server process (its CPU time: scripts/bench/parts/media-job.ts). */
+  pid: number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -72,7 +74,7 @@ export async function startServe(env: Record<string, string> = {}, niceness?: nu
       const secret = /VITALS_KEY_SECRET=(\S+)/.exec(out);
       if (!url || !id || !secret) return;
       clearTimeout(timer);
-      resolve({ baseUrl: url[1], keyId: id[1], secret: secret[1], output: () => out, stop });
+      resolve({ baseUrl: url[1], keyId: id[1], secret: secret[1], pid: child.pid!, output: () => out, stop });
     });
   });
 }

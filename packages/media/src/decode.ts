@@ -29,6 +29,8 @@ export interface DecodeOptions {
   nominalFps: number;
   /** Presentation timestamps from `readFrameTimes`; missing ones are extrapolated. */
   times: number[];
+  /** Decoder threads (default DECODE_THREADS). */
+  threads?: number;
   /** Where frame buffers come from; the consumer may give them back. */
   pool?: FramePool;
   signal?: AbortSignal;
@@ -55,8 +57,13 @@ export class FramePool {
  */
 export const FFMPEG_MAX_ALLOC = 64 * 1024 * 1024;
 export const FFMPEG_BOUNDS = ['-max_alloc', String(FFMPEG_MAX_ALLOC)];
-/** Decoder threads per job (ffmpeg's default is one per core, each holding frames). */
+/** Decoder threads per job for large videos (ffmpeg's default is one per core, each holding frames). */
 export const DECODE_THREADS = 4;
+/**
+ * Up to this many source pixels a frame (1280x720) one decoder thread: face analysis, not the
+ * decode, sets the pace, and frame threads on a busy core only add switching (docs/media.md).
+ */
+export const ONE_THREAD_MAX_PIXELS = 1280 * 720;
 
 /** Presentation timestamps (seconds) of the first video stream's packets, ascending. */
 export function readFrameTimes(ffprobe: string, file: string): Promise<number[]> {
@@ -91,7 +98,15 @@ export function readFrameTimes(ffprobe: string, file: string): Promise<number[]>
 export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOptions): AsyncGenerator<DecodedFrame> {
   // Bounded per job (issue 19): at most DECODE_THREADS frames in flight whatever the machine's core
   // count, and no single allocation over FFMPEG_MAX_ALLOC (a frame past the probe's caps fails).
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', ...FFMPEG_BOUNDS, '-threads', String(DECODE_THREADS)];
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    ...FFMPEG_BOUNDS,
+    '-threads',
+    String(opts.threads ?? DECODE_THREADS),
+  ];
   args.push('-i', file, '-map', '0:v:0', '-an', '-sn', '-dn');
   if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
   args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');

@@ -2,7 +2,7 @@
  * @vitals/media: a video file in, the spec's packet stream out (Node only).
  * See docs/media.md for the pipeline, the detector and its models, and the rejection rules.
  */
-export { videoToPackets, type VideoOptions, type VideoResult, type VideoStats } from './video.js';
+export { FAST_VIDEO, videoToPackets, type VideoOptions, type VideoResult, type VideoStats } from './video.js';
 export { resolveFfmpeg, type FfmpegPaths } from './ffmpeg.js';
 export { createAuxAnalyzer, EMOTION_CLASSES, type AuxAnalysis, type AuxAnalyzer, type Gaze } from './aux-analyzer.js';
 export { createHumanDetector } from './human-detector.js';

@@ -5,8 +5,16 @@
  */
 import { stat } from 'node:fs/promises';
 import { AUX_SIZE, type BoxKalmanOptions, type Packet } from '@vitals/protocol';
-import { decodeFrames, DecodeError, FramePool, readFrameTimes, type DecodedFrame } from './decode.js';
-import { FaceTracker, type FaceDetector, type Packetizer } from '@vitals/tracker';
+import {
+  decodeFrames,
+  DECODE_THREADS,
+  DecodeError,
+  FramePool,
+  ONE_THREAD_MAX_PIXELS,
+  readFrameTimes,
+  type DecodedFrame,
+} from './decode.js';
+import { FaceTracker, STEADY_VIDEO, type FaceDetector, type Packetizer, type SteadyRates } from '@vitals/tracker';
 import { resolveFfmpeg, type FfmpegPaths } from './ffmpeg.js';
 import { createHumanDetector } from './human-detector.js';
 import { JpegStreamEncoder } from './jpeg-encoder.js';
@@ -37,6 +45,17 @@ export interface VideoOptions {
   analysisHz?: number;
   /** Seconds between full detections (BlazeFace); in between FaceMesh tracks. Default 2. */
   redetectSec?: number;
+  /**
+   * Slower analysis rates while the face is steady (FAST_VIDEO uses STEADY_VIDEO: 2 Hz, a full
+   * detection every 4 s). Default: none. Costs accuracy on UBFC-rPPG (docs/media.md, "Fast settings").
+   */
+  steady?: SteadyRates | null;
+  /**
+   * Decoded size as a fraction of the source's (default 1; FAST_VIDEO 0.5; always 1 with `aux`):
+   * the crops and the face analysis run on the decoded frame; face widths are still reported in
+   * source pixels. Never below SHORT_SIDE_MIN pixels on the shorter side, never above MAX_DECODE_SIDE.
+   */
+  decodeScale?: number;
   /** Wall-clock bound on decoding and following faces (default `decodeBudgetMs` of the duration). */
   decodeBudgetMs?: number;
   /** Tuning of the crop's Kalman smoother (defaults: see VIDEO_KALMAN). */
@@ -45,6 +64,15 @@ export interface VideoOptions {
 
 /** Longest side decoded; larger videos are scaled down by ffmpeg (face widths are reported in source pixels). */
 const MAX_DECODE_SIDE = 1280;
+/**
+ * The fast settings (issue 18): half-size decoding (ffmpeg's RGB conversion, the pipe and Human's
+ * whole-frame tensor work shrink fourfold) and steady analysis rates. About 2.5x less CPU, but the
+ * UBFC-rPPG end-to-end error doubled (0.87 -> 1.93 bpm MAE), so they are not the default
+ * (docs/media.md, "Fast settings").
+ */
+export const FAST_VIDEO: Pick<VideoOptions, 'decodeScale' | 'steady'> = { decodeScale: 0.5, steady: STEADY_VIDEO };
+/** Shorter side never decoded smaller than this (a 320x240 source stays whole). */
+const SHORT_SIDE_MIN = 240;
 /** Crop smoother for video: the protocol's defaults, which the browser SDK uses too (docs/media.md). */
 export const VIDEO_KALMAN: BoxKalmanOptions = {};
 /** Share of analysed frames with two or more faces from which `multipleFaces` is set. */
@@ -128,10 +156,14 @@ async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPath
   return early ?? { ok: true, bins, info };
 }
 
-function decodeSize(info: ProbeInfo): { width: number; height: number; scale: boolean; scaleBack: number } {
+export function decodeSize(
+  info: Pick<ProbeInfo, 'width' | 'height'>,
+  scale: number,
+): { width: number; height: number; scale: boolean; scaleBack: number } {
   const side = Math.max(info.width, info.height);
-  if (side <= MAX_DECODE_SIDE) return { width: info.width, height: info.height, scale: false, scaleBack: 1 };
-  const f = MAX_DECODE_SIDE / side;
+  const short = Math.min(info.width, info.height);
+  const f = Math.min(MAX_DECODE_SIDE / side, Math.max(scale, SHORT_SIDE_MIN / short));
+  if (f >= 1) return { width: info.width, height: info.height, scale: false, scaleBack: 1 };
   const width = Math.max(2, Math.round((info.width * f) / 2) * 2);
   const height = Math.max(2, Math.round((info.height * f) / 2) * 2);
   return { width, height, scale: true, scaleBack: info.width / width };
@@ -153,7 +185,7 @@ async function followFaces(
   times: number[],
   opts: VideoOptions,
 ): Promise<FaceRun> {
-  const size = decodeSize(info);
+  const size = decodeSize(info, opts.aux ? 1 : (opts.decodeScale ?? 1));
   const nominalFps = Number.isFinite(info.fps) ? info.fps : 30;
   const progress = progressReporter(
     opts.onProgress,
@@ -165,6 +197,7 @@ async function followFaces(
     detector,
     analysisHz: opts.analysisHz,
     redetectSec: opts.redetectSec,
+    steady: opts.steady ?? undefined,
     nominalFps,
     scaleBack: size.scaleBack,
     kalman: opts.kalman ?? VIDEO_KALMAN,
@@ -175,6 +208,7 @@ async function followFaces(
   try {
     for await (const frame of decodeFrames(bins.ffmpeg, file, {
       ...size,
+      threads: info.width * info.height <= ONE_THREAD_MAX_PIXELS ? 1 : DECODE_THREADS,
       nominalFps,
       times,
       pool,

@@ -5,11 +5,14 @@
  * UBFC-rPPG subject 3; the pipeline must still produce byte-identical packets. A second run in the
  * same process, with another video's tracker interleaved, must give the same bytes too (each
  * tracker owns its detector state: issue 15 §2, issue 17).
+ *
+ * Issue 18 added faster settings (FAST_VIDEO: half-size decoding, steady analysis rates); the
+ * default stays as recorded, and the fast settings are checked for the same independence.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodePacket, videoToPackets, type VideoResult } from '../src/index.js';
+import { encodePacket, FAST_VIDEO, videoToPackets, type VideoResult } from '../src/index.js';
 import { cutReal, HAS_UBFC, tempDir, UBFC_SAMPLE } from './helpers.js';
 
 /** sha256 over the wire bytes of every packet, in order (recorded before the tracker moved). */
@@ -43,5 +46,13 @@ describe.skipIf(!HAS_UBFC)('tracker extraction keeps the packets (UBFC-rPPG subj
     const [a, b] = await Promise.all([videoToPackets(clip), videoToPackets(clip)]);
     expect(digest(a)).toEqual(BEFORE);
     expect(digest(b)).toEqual(BEFORE);
+  }, 180_000);
+
+  it('with the fast settings too, a video alone and two at once give the same packets', async () => {
+    const alone = digest(await videoToPackets(clip, FAST_VIDEO));
+    expect(alone).not.toEqual(BEFORE);
+    const [a, b] = await Promise.all([videoToPackets(clip, FAST_VIDEO), videoToPackets(clip, FAST_VIDEO)]);
+    expect(digest(a)).toEqual(alone);
+    expect(digest(b)).toEqual(alone);
   }, 180_000);
 });

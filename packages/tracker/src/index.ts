@@ -2,7 +2,7 @@
  * @vitals/tracker: face tracking for the video pipeline and the browser capture (isomorphic: no
  * Node or DOM API). See docs/media.md ("Pipeline") and docs/capture.md.
  */
-export { FaceTracker, type TrackerOptions } from './tracker.js';
+export { FaceTracker, STEADY_SHIFT, STEADY_VIDEO, type SteadyRates, type TrackerOptions } from './tracker.js';
 export { FrameScheduler, largestFace, type Analysis, type ScheduledFrame } from './schedule.js';
 export { Packetizer, type PacketizerOptions } from './packetizer.js';
 export { faceTelemetry, eyeOpenness, jawOpenness, type FaceTelemetry } from './landmarks.js';

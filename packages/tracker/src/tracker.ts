@@ -8,7 +8,7 @@
  *
  * The tracker owns its detector for its lifetime: no state is shared with any other tracker.
  */
-import type { BoxKalmanOptions, Packet } from '@vitals/protocol';
+import type { Box, BoxKalmanOptions, Packet } from '@vitals/protocol';
 import type { AuxEncoder } from './aux-crop.js';
 import type { FaceDetector, TrackerFrame } from './detector.js';
 import { Packetizer } from './packetizer.js';
@@ -20,6 +20,12 @@ export interface TrackerOptions<F extends TrackerFrame = TrackerFrame> {
   analysisHz?: number;
   /** Seconds between full detections (BlazeFace); in between FaceMesh tracks. Default 2. */
   redetectSec?: number;
+  /**
+   * Slower rates while the face is steady (its box moved and resized by at most `STEADY_SHIFT`
+   * face widths since the previous analysis); `analysisHz` and `redetectSec` again as soon as it
+   * moves or is lost. Default: none (no adaptation). The video pipeline's fast settings use STEADY_VIDEO.
+   */
+  steady?: SteadyRates;
   /** Expected frame rate (the analysis stride's half-frame slack). Default 30. */
   nominalFps?: number;
   /** Source pixels per frame pixel (1 unless the frames were scaled down). */
@@ -38,19 +44,33 @@ export interface TrackerOptions<F extends TrackerFrame = TrackerFrame> {
   onAnalysed?: (a: { frame: F; faceCount: number; ms: number; fresh: boolean }) => void;
 }
 
+export interface SteadyRates {
+  /** Analyses per second while steady (at most `analysisHz`). */
+  analysisHz: number;
+  /** Seconds between full detections while steady (at least `redetectSec`). */
+  redetectSec: number;
+}
+
+/** The video pipeline's steady rates: half the analyses, full detections twice as far apart. */
+export const STEADY_VIDEO: SteadyRates = { analysisHz: 2, redetectSec: 4 };
+
 export class FaceTracker<F extends TrackerFrame = TrackerFrame> {
   readonly packetizer: Packetizer;
   private readonly scheduler = new FrameScheduler<F>();
   private analysisPeriod: number;
+  private readonly steadyRates: SteadyRates | null;
   private readonly redetectSec: number;
   private readonly slack: number;
   private nextAnalysis = -Infinity;
-  private nextFresh = -Infinity;
+  private lastFresh = -Infinity;
   private lastFaceSeen = false;
+  private lastBox: Box | null = null;
+  private steadyNow = false;
 
   constructor(private readonly opts: TrackerOptions<F>) {
     this.analysisPeriod = 1 / (opts.analysisHz ?? 4);
     this.redetectSec = opts.redetectSec ?? 2;
+    this.steadyRates = opts.steady ?? null;
     // Half a frame of slack so the analysed frames keep a steady stride (30 fps at 4 Hz: 7 or 8).
     this.slack = 0.5 / (opts.nominalFps ?? 30);
     this.packetizer = new Packetizer({
@@ -87,13 +107,21 @@ export class FaceTracker<F extends TrackerFrame = TrackerFrame> {
       this.scheduler.hold(frame);
       return;
     }
-    const fresh = frame.tSec >= this.nextFresh || !this.lastFaceSeen;
+    const steady = this.steadyNow ? this.steadyRates : null;
+    const redetectSec = steady ? Math.max(steady.redetectSec, this.redetectSec) : this.redetectSec;
+    const fresh = frame.tSec >= this.lastFresh + redetectSec || !this.lastFaceSeen;
     const t0 = now();
     const faces = await this.opts.detector.detect(frame, { fresh });
-    if (fresh) this.nextFresh = frame.tSec + this.redetectSec;
-    this.nextAnalysis = frame.tSec + this.analysisPeriod;
+    if (fresh) this.lastFresh = frame.tSec;
     const face = largestFace(faces);
+    this.steadyNow =
+      this.steadyRates !== null && face !== null && this.lastBox !== null && isSteady(this.lastBox, face.box);
+    const period = this.steadyNow
+      ? Math.max(1 / this.steadyRates!.analysisHz, this.analysisPeriod)
+      : this.analysisPeriod;
+    this.nextAnalysis = frame.tSec + period;
     this.lastFaceSeen = face !== null;
+    this.lastBox = face?.box ?? null;
     this.opts.onAnalysed?.({ frame, faceCount: faces.length, ms: now() - t0, fresh });
     this.emit(this.scheduler.analysed(frame, { face, faceCount: faces.length }));
   }
@@ -115,6 +143,24 @@ export class FaceTracker<F extends TrackerFrame = TrackerFrame> {
       this.opts.onFrameDone?.(s.frame);
     }
   }
+}
+
+/**
+ * Largest move of the box centre, and change of its width or height, between two analyses that
+ * still counts as steady, in face widths. Mesh boxes of a still face jitter by about 0.01-0.02
+ * face widths; the crop's Kalman filter assumes 0.03 of measurement noise (docs/media.md).
+ */
+export const STEADY_SHIFT = 0.04;
+
+function isSteady(a: Box, b: Box): boolean {
+  const w = Math.max(1, a.width);
+  const dx = b.x + b.width / 2 - (a.x + a.width / 2);
+  const dy = b.y + b.height / 2 - (a.y + a.height / 2);
+  return (
+    Math.hypot(dx, dy) <= STEADY_SHIFT * w &&
+    Math.abs(b.width - a.width) <= STEADY_SHIFT * w &&
+    Math.abs(b.height - a.height) <= STEADY_SHIFT * w
+  );
 }
 
 /** A monotonic clock in Node and the browser alike (the tracker has no platform types). */

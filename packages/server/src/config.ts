@@ -2,6 +2,7 @@
  * Configuration is read once, at the edge, and frozen (STYLE habit 2). `loadConfig` is the only
  * reader of the environment; everything else receives `config` as an argument.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
@@ -43,6 +44,12 @@ export interface Config {
   readonly demo: DemoMode;
   /** The browser capture's built files, served at `/capture/*` (packages/capture/dist/browser). */
   readonly captureDir: string;
+  /**
+   * Worker threads for video jobs (`VITALS_MEDIA_THREADS`; default the cores available, 0: on the
+   * main thread as before). Each runs one video at a time with its own face models (docs/media.md,
+   * "Worker threads"); the offline estimator of long captures runs on a thread too.
+   */
+  readonly mediaThreads: number;
 }
 
 export type DemoMode = 'off' | 'loopback' | 'on';
@@ -259,5 +266,16 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     consolePayments: consolePaymentsFrom(env),
     demo: demoFrom(env, host),
     captureDir: path.resolve(env.VITALS_CAPTURE_DIR || DEFAULT_CAPTURE_DIR),
+    mediaThreads: mediaThreadsFrom(env),
   });
+}
+
+/** `VITALS_MEDIA_THREADS`: 0 (video jobs on the main thread) to 256; default the cores available. */
+function mediaThreadsFrom(env: Record<string, string | undefined>): number {
+  const raw = env.VITALS_MEDIA_THREADS;
+  if (raw === undefined || raw === '') return os.availableParallelism();
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 256)
+    throw new ConfigError(`VITALS_MEDIA_THREADS must be a whole number from 0 (main thread) to 256, got "${raw}"`);
+  return n;
 }

@@ -15,6 +15,7 @@ import type { BatchRuntime, BatchWorker } from './batch-runtime.js';
 import { Worker } from './worker.js';
 import { deleteObject } from './sweeper.js';
 import { BATCH_MODES } from './leases.js';
+import { createMediaThreads } from './media-threads.js';
 
 export function createBatchRuntime(ctx: AppContext, config: Config, settings: BatchConfig): BatchRuntime {
   const objects = createObjectStore(config);
@@ -27,7 +28,9 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
     : new InProcessQueue();
   let analyzer: Promise<AuxAnalyzer> | undefined;
   let starting: Promise<BatchWorker> | undefined;
+  const threads = createMediaThreads(config.mediaThreads);
   const rt: BatchRuntime = {
+    threads,
     settings,
     objects,
     queue,
@@ -50,6 +53,7 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
   };
   // Closed in reverse order: the worker (pushed when it starts), then the queue, then the store.
   ctx.onClose.push(() => objects.close?.());
+  ctx.onClose.push(() => threads.close());
   ctx.onClose.push(() => queue.stop());
   // Deleted as soon as the job finishes, whatever the outcome (spec: Limits).
   ctx.settlements.on('delete the uploaded object', async (job) => {

@@ -1,0 +1,52 @@
+/**
+ * `videoToPackets` on worker threads (docs/media.md, "Worker threads"): each video runs in a
+ * worker of its own, with its own face detector, tfjs instance and ffmpeg, so concurrent videos
+ * use as many cores as the pool has workers, never share tracking state (their packets are the
+ * same as each run alone) and never block the caller's event loop.
+ */
+import os from 'node:os';
+import type { VideoOptions, VideoResult } from '../video.js';
+import { siblingModule } from './spawn.js';
+import { createThreadPool } from './thread-pool.js';
+
+/** What crosses to the worker: the file and the options that are plain data. */
+export interface VideoTask {
+  file: string;
+  opts: VideoPoolOptions;
+}
+
+export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'detector'>;
+
+export interface VideoPool {
+  /** Most videos processed at once (one worker each). */
+  readonly size: number;
+  /** `videoToPackets(file, opts)` in a worker; the signal aborts it (ffmpeg killed, the worker recycled if stuck). */
+  run(
+    file: string,
+    opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void },
+    signal?: AbortSignal,
+  ): Promise<VideoResult>;
+  stats(): { workers: number; busy: number; queued: number };
+  close(): Promise<void>;
+}
+
+/** The default pool size: the cores this process may use. */
+export const defaultVideoThreads = (): number => os.availableParallelism();
+
+export function createVideoPool(options: { size?: number; maxQueued?: number } = {}): VideoPool {
+  const pool = createThreadPool<VideoTask, VideoResult>({
+    entry: siblingModule(import.meta.url, 'video-worker'),
+    size: options.size ?? defaultVideoThreads(),
+    maxQueued: options.maxQueued,
+    name: 'video',
+  });
+  return {
+    size: pool.size,
+    run(file, opts = {}, signal) {
+      const { onProgress, ...plain } = opts;
+      return pool.run({ file, opts: plain }, { signal, onProgress });
+    },
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+  };
+}

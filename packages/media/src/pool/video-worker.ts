@@ -1,0 +1,12 @@
+/**
+ * Entry of a video worker thread (video-pool.ts): runs `videoToPackets` for each task. The worker
+ * keeps its module state between tasks, so the face models it loaded for its first video (its own
+ * Human and tfjs instance, human-runtime.ts) serve its later ones.
+ */
+import { videoToPackets, type VideoResult } from '../video.js';
+import { serveTasks } from './serve.js';
+import type { VideoTask } from './video-pool.js';
+
+serveTasks<VideoTask, VideoResult>((task, { signal, progress }) =>
+  videoToPackets(task.file, { ...task.opts, signal, onProgress: progress }),
+);

@@ -1,0 +1,34 @@
+/**
+ * Entry of the estimator thread (media-threads.ts): the offline estimator over a long capture, and
+ * for a frames job the file's decoding and checks before it, off the main thread. The engine is
+ * pure, so the thread's result is the one the main thread would compute.
+ */
+import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
+import type { Packet } from '@vitals/protocol';
+import { serveTasks } from '@vitals/media/threads';
+import { reassembleAux } from './aux.js';
+import { checkFramesFile, type FramesCheck } from './frames.js';
+
+export type EstimateTask =
+  | { kind: 'packets'; packets: Packet[] }
+  /** `aux`: also return the file's reassembled aux JPEGs (emotion or gaze ordered). */
+  | { kind: 'frames'; bytes: Uint8Array; aux: boolean };
+
+/** A frames file's check without its packets (they stay on the thread). */
+export type FramesVerdict = Exclude<FramesCheck, { ok: true }> | { ok: true; durationMicros: number };
+
+export type EstimateOutput =
+  | { kind: 'packets'; measurement: EngineMeasurement }
+  | { kind: 'frames'; check: FramesVerdict; measurement?: EngineMeasurement; auxImages: Uint8Array[] };
+
+serveTasks<EstimateTask, EstimateOutput>((task) => {
+  if (task.kind === 'packets') return { kind: 'packets', measurement: estimateOffline(task.packets) };
+  const check = checkFramesFile(task.bytes);
+  if (!check.ok) return { kind: 'frames', check, auxImages: [] };
+  return {
+    kind: 'frames',
+    check: { ok: true, durationMicros: check.durationMicros },
+    measurement: estimateOffline(check.packets),
+    auxImages: task.aux ? reassembleAux(check.packets) : [],
+  };
+});

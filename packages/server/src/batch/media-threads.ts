@@ -1,0 +1,97 @@
+/**
+ * Where a batch job's heavy work runs (docs/media.md, "Worker threads"; docs/decisions.md, "Batch
+ * and uploads"): with `VITALS_MEDIA_THREADS` > 0 (the default: the cores available) each video runs
+ * in a worker thread of its own (`@vitals/media`'s video pool: its own face models and ffmpeg), and
+ * the offline estimator of a long capture, or a large frames file's decoding and estimate, on an
+ * estimator thread; the API and live sessions on the main thread never wait behind them. With 0,
+ * all of it runs on the main thread as before (a fallback, and a reference for the benchmarks).
+ * Either way the measurement is the same: the code is the same, only its thread differs.
+ */
+import type { EngineMeasurement } from '@vitals/engine';
+import type { Packet } from '@vitals/protocol';
+import type { ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
+import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
+import { checkFramesFile } from './frames.js';
+import { reassembleAux } from './aux.js';
+
+/** Face crops above which the offline estimator runs on a thread (90 s at 30 fps: ~40-80 ms inline). */
+export const THREAD_MIN_CROPS = 2700;
+/** Frames files above which decoding and the estimate run on a thread (a 30 s capture is ~3.6 MB). */
+export const THREAD_MIN_FRAMES_BYTES = 8 << 20;
+
+export interface FramesOutcome {
+  check: FramesVerdict;
+  measurement?: EngineMeasurement;
+  auxImages: Uint8Array[];
+}
+
+export interface MediaThreads {
+  readonly threads: number;
+  video(
+    file: string,
+    opts: VideoPoolOptions & { onProgress?: (f: number) => void },
+    signal: AbortSignal,
+  ): Promise<VideoResult>;
+  estimate(packets: Packet[], signal: AbortSignal): Promise<EngineMeasurement>;
+  /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
+  frames(bytes: Uint8Array, aux: boolean, signal: AbortSignal): Promise<FramesOutcome>;
+  close(): Promise<void>;
+}
+
+export function createMediaThreads(threads: number): MediaThreads {
+  let videoPool: Promise<VideoPool> | undefined;
+  let estimator: Promise<ThreadPool<EstimateTask, EstimateOutput>> | undefined;
+  // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
+  const getVideoPool = (): Promise<VideoPool> =>
+    (videoPool ??= import('@vitals/media/threads').then((m) => m.createVideoPool({ size: threads })));
+  const getEstimator = (): Promise<ThreadPool<EstimateTask, EstimateOutput>> =>
+    (estimator ??= import('@vitals/media/threads').then((m) =>
+      m.createThreadPool<EstimateTask, EstimateOutput>({
+        entry: m.siblingModule(import.meta.url, 'estimate-worker'),
+        size: threads,
+        name: 'estimator',
+      }),
+    ));
+  const inline = async (packets: Packet[]): Promise<EngineMeasurement> =>
+    (await import('@vitals/engine')).estimateOffline(packets);
+
+  return {
+    threads,
+    async video(file, opts, signal) {
+      if (threads === 0) {
+        const { videoToPackets } = await import('@vitals/media');
+        return videoToPackets(file, { ...opts, signal });
+      }
+      return (await getVideoPool()).run(file, opts, signal);
+    },
+    async estimate(packets, signal) {
+      let crops = 0;
+      for (const p of packets) if (p.type === 1) crops++;
+      if (threads === 0 || crops <= THREAD_MIN_CROPS) return inline(packets);
+      const out = await (await getEstimator()).run({ kind: 'packets', packets }, { signal });
+      if (out.kind !== 'packets') throw new Error('estimator thread answered another task');
+      return out.measurement;
+    },
+    async frames(bytes, aux, signal) {
+      if (threads === 0 || bytes.byteLength <= THREAD_MIN_FRAMES_BYTES) {
+        const check = checkFramesFile(bytes);
+        if (!check.ok) return { check, auxImages: [] };
+        return {
+          check,
+          measurement: await inline(check.packets),
+          auxImages: aux ? reassembleAux(check.packets) : [],
+        };
+      }
+      // The job's own copy of the object: moved to the thread, not copied, when it owns its buffer.
+      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      const transfer = own && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+      const out = await (await getEstimator()).run({ kind: 'frames', bytes, aux }, { signal, transfer });
+      if (out.kind !== 'frames') throw new Error('estimator thread answered another task');
+      return out;
+    },
+    async close() {
+      const pools = await Promise.all([videoPool, estimator]);
+      await Promise.all(pools.map((p) => p?.close()));
+    },
+  };
+}

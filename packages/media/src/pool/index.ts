@@ -11,5 +11,12 @@ export {
 } from './thread-pool.js';
 export { serveTasks, type TaskContext } from './serve.js';
 export { siblingModule, spawnModuleWorker } from './spawn.js';
-export { createVideoPool, defaultVideoThreads, type VideoPool, type VideoPoolOptions } from './video-pool.js';
+export { lowerThreadPriority } from './priority.js';
+export {
+  createVideoPool,
+  defaultVideoThreads,
+  VIDEO_WORKER_NICE,
+  type VideoPool,
+  type VideoPoolOptions,
+} from './video-pool.js';
 export type { VideoResult, VideoStats } from '../video.js';

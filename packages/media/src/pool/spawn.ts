@@ -23,10 +23,14 @@ export function siblingModule(callerUrl: string, name: string): URL {
   return new URL(`./${name}${callerUrl.endsWith('.ts') ? '.ts' : '.js'}`, callerUrl);
 }
 
-export function spawnModuleWorker(entry: URL, opts: { resourceLimits?: ResourceLimits } = {}): Worker {
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { resourceLimits: opts.resourceLimits });
+export function spawnModuleWorker(
+  entry: URL,
+  opts: { resourceLimits?: ResourceLimits; workerData?: unknown } = {},
+): Worker {
+  const { resourceLimits, workerData } = opts;
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { resourceLimits, workerData });
   // require.resolve picks tsx's CommonJS build of the API; its ESM twin sits beside it.
   const api = pathToFileURL(path.join(path.dirname(require.resolve('tsx/esm/api')), 'index.mjs')).href;
   const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true, execArgv: ['--conditions=source'], resourceLimits: opts.resourceLimits });
+  return new Worker(boot, { eval: true, execArgv: ['--conditions=source'], resourceLimits, workerData });
 }

@@ -23,6 +23,8 @@ export interface ThreadPoolOptions {
   abortGraceMs?: number;
   /** V8 heap limits per worker (bounds a runaway task to its worker). */
   resourceLimits?: { maxOldGenerationSizeMb?: number };
+  /** Given to every worker as `workerData`. */
+  workerData?: unknown;
 }
 
 export interface RunOptions {
@@ -76,7 +78,10 @@ export function createThreadPool<I, O>(options: ThreadPoolOptions): ThreadPool<I
   };
 
   const spawn = (): Slot => {
-    const worker = spawnModuleWorker(options.entry, { resourceLimits: options.resourceLimits });
+    const worker = spawnModuleWorker(options.entry, {
+      resourceLimits: options.resourceLimits,
+      workerData: options.workerData,
+    });
     const slot: Slot = { worker, task: null };
     worker.on('message', (m: FromWorker) => {
       const task = slot.task;

@@ -33,12 +33,16 @@ export interface VideoPool {
 /** The default pool size: the cores this process may use. */
 export const defaultVideoThreads = (): number => os.availableParallelism();
 
-export function createVideoPool(options: { size?: number; maxQueued?: number } = {}): VideoPool {
+/** How much lower than the caller's the video workers' (and their ffmpeg's) CPU priority is. */
+export const VIDEO_WORKER_NICE = 10;
+
+export function createVideoPool(options: { size?: number; maxQueued?: number; nice?: number } = {}): VideoPool {
   const pool = createThreadPool<VideoTask, VideoResult>({
     entry: siblingModule(import.meta.url, 'video-worker'),
     size: options.size ?? defaultVideoThreads(),
     maxQueued: options.maxQueued,
     name: 'video',
+    workerData: { nice: options.nice ?? VIDEO_WORKER_NICE },
   });
   return {
     size: pool.size,

@@ -5,7 +5,8 @@
  */
 import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
-import { serveTasks } from '@vitals/media/threads';
+import { workerData } from 'node:worker_threads';
+import { lowerThreadPriority, serveTasks } from '@vitals/media/threads';
 import { reassembleAux } from './aux.js';
 import { checkFramesFile, type FramesCheck } from './frames.js';
 
@@ -20,6 +21,8 @@ export type FramesVerdict = Exclude<FramesCheck, { ok: true }> | { ok: true; dur
 export type EstimateOutput =
   | { kind: 'packets'; measurement: EngineMeasurement }
   | { kind: 'frames'; check: FramesVerdict; measurement?: EngineMeasurement; auxImages: Uint8Array[] };
+
+lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 serveTasks<EstimateTask, EstimateOutput>((task) => {
   if (task.kind === 'packets') return { kind: 'packets', measurement: estimateOffline(task.packets) };

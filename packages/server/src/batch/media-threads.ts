@@ -50,6 +50,7 @@ export function createMediaThreads(threads: number): MediaThreads {
         entry: m.siblingModule(import.meta.url, 'estimate-worker'),
         size: threads,
         name: 'estimator',
+        workerData: { nice: m.VIDEO_WORKER_NICE },
       }),
     ));
   const inline = async (packets: Packet[]): Promise<EngineMeasurement> =>

@@ -14,8 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { resolveFfmpeg } from '@vitals/media';
-import { createJob, json, waitFor, type BatchWorld } from './batch-world.js';
-import { createWorld, systemClock } from '../src/testing.js';
+import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
+import { createWorld } from '../src/testing.js';
 
 /** ../shared/data beside the checkout (a git worktree sits one level deeper). */
 const REPO = new URL('../../../', import.meta.url).pathname;
@@ -49,7 +49,7 @@ describe.skipIf(!HAS_DATA)('video jobs on worker threads', () => {
     });
     // VITALS_MEDIA_THREADS=0 in the environment runs this test against the main-thread path, where
     // it fails (the stalls it guards against).
-    const env = { VITALS_MEDIA_THREADS: process.env.VITALS_MEDIA_THREADS };
+    const env: Record<string, string> = { VITALS_MEDIA_THREADS: process.env.VITALS_MEDIA_THREADS ?? '' };
     w = await createWorld({ batch: { embeddedWorker: false, concurrency: 2 }, env, listen: true, clock: systemClock });
     await w.rt.startWorker();
   }, 120_000);

@@ -3,7 +3,7 @@
  * for a frames job the file's decoding and checks before it, off the main thread. The engine is
  * pure, so the thread's result is the one the main thread would compute.
  */
-import { estimateOffline, type EngineMeasurement } from '@vitals/engine';
+import { analyzeTrace, estimateOffline, type EngineMeasurement, type RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import { workerData } from 'node:worker_threads';
 import { lowerThreadPriority, serveTasks } from '@vitals/media/threads';
@@ -12,6 +12,8 @@ import { checkFramesFile, type FramesCheck } from './frames.js';
 
 export type EstimateTask =
   | { kind: 'packets'; packets: Packet[] }
+  /** A live session's final: its streaming estimator's input (`finishInput()`). */
+  | { kind: 'trace'; trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }
   /** `aux`: also return the file's reassembled aux JPEGs (emotion or gaze ordered). */
   | { kind: 'frames'; bytes: Uint8Array; aux: boolean };
 
@@ -19,13 +21,14 @@ export type EstimateTask =
 export type FramesVerdict = Exclude<FramesCheck, { ok: true }> | { ok: true; durationMicros: number };
 
 export type EstimateOutput =
-  | { kind: 'packets'; measurement: EngineMeasurement }
+  | { kind: 'packets' | 'trace'; measurement: EngineMeasurement }
   | { kind: 'frames'; check: FramesVerdict; measurement?: EngineMeasurement; auxImages: Uint8Array[] };
 
 lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 serveTasks<EstimateTask, EstimateOutput>((task) => {
   if (task.kind === 'packets') return { kind: 'packets', measurement: estimateOffline(task.packets) };
+  if (task.kind === 'trace') return { kind: 'trace', measurement: analyzeTrace(task.trace, task.opts) };
   const check = checkFramesFile(task.bytes);
   if (!check.ok) return { kind: 'frames', check, auxImages: [] };
   return {

@@ -7,14 +7,14 @@
  * all of it runs on the main thread as before (a fallback, and a reference for the benchmarks).
  * Either way the measurement is the same: the code is the same, only its thread differs.
  */
-import type { EngineMeasurement } from '@vitals/engine';
+import type { EngineMeasurement, RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import type { ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
 import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
 import { checkFramesFile } from './frames.js';
 import { reassembleAux } from './aux.js';
 
-/** Face crops above which the offline estimator runs on a thread (90 s at 30 fps: ~40-80 ms inline). */
+/** Face crops above which the offline estimator runs on a thread (90 s at 30 fps: ~40-80 ms inline; a live final too). */
 export const THREAD_MIN_CROPS = 2700;
 /** Frames files above which decoding and the estimate run on a thread (a 30 s capture is ~3.6 MB). */
 export const THREAD_MIN_FRAMES_BYTES = 8 << 20;
@@ -33,25 +33,33 @@ export interface MediaThreads {
     signal: AbortSignal,
   ): Promise<VideoResult>;
   estimate(packets: Packet[], signal: AbortSignal): Promise<EngineMeasurement>;
+  /** A live session's final analysis (`analyzeTrace` of its estimator's input; a thread for long ones). */
+  analyzeTrace(input: { trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }): Promise<EngineMeasurement>;
   /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
   frames(bytes: Uint8Array, aux: boolean, signal: AbortSignal): Promise<FramesOutcome>;
+  /** The pools started so far (workers, busy, queued). */
+  stats(): { video?: PoolStats; estimator?: PoolStats };
   close(): Promise<void>;
 }
+
+type PoolStats = { workers: number; busy: number; queued: number };
 
 export function createMediaThreads(threads: number): MediaThreads {
   let videoPool: Promise<VideoPool> | undefined;
   let estimator: Promise<ThreadPool<EstimateTask, EstimateOutput>> | undefined;
   // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
+  const started: { video?: VideoPool; estimator?: ThreadPool<EstimateTask, EstimateOutput> } = {};
   const getVideoPool = (): Promise<VideoPool> =>
-    (videoPool ??= import('@vitals/media/threads').then((m) => m.createVideoPool({ size: threads })));
+    (videoPool ??= import('@vitals/media/threads').then((m) => (started.video = m.createVideoPool({ size: threads }))));
   const getEstimator = (): Promise<ThreadPool<EstimateTask, EstimateOutput>> =>
-    (estimator ??= import('@vitals/media/threads').then((m) =>
-      m.createThreadPool<EstimateTask, EstimateOutput>({
-        entry: m.siblingModule(import.meta.url, 'estimate-worker'),
-        size: threads,
-        name: 'estimator',
-        workerData: { nice: m.VIDEO_WORKER_NICE },
-      }),
+    (estimator ??= import('@vitals/media/threads').then(
+      (m) =>
+        (started.estimator = m.createThreadPool<EstimateTask, EstimateOutput>({
+          entry: m.siblingModule(import.meta.url, 'estimate-worker'),
+          size: threads,
+          name: 'estimator',
+          workerData: { nice: m.VIDEO_WORKER_NICE },
+        })),
     ));
   const inline = async (packets: Packet[]): Promise<EngineMeasurement> =>
     (await import('@vitals/engine')).estimateOffline(packets);
@@ -73,6 +81,13 @@ export function createMediaThreads(threads: number): MediaThreads {
       if (out.kind !== 'packets') throw new Error('estimator thread answered another task');
       return out.measurement;
     },
+    async analyzeTrace({ trace, opts }) {
+      if (threads === 0 || trace.n <= THREAD_MIN_CROPS)
+        return (await import('@vitals/engine')).analyzeTrace(trace, opts);
+      const out = await (await getEstimator()).run({ kind: 'trace', trace, opts });
+      if (out.kind !== 'trace') throw new Error('estimator thread answered another task');
+      return out.measurement;
+    },
     async frames(bytes, aux, signal) {
       if (threads === 0 || bytes.byteLength <= THREAD_MIN_FRAMES_BYTES) {
         const check = checkFramesFile(bytes);
@@ -90,6 +105,7 @@ export function createMediaThreads(threads: number): MediaThreads {
       if (out.kind !== 'frames') throw new Error('estimator thread answered another task');
       return out;
     },
+    stats: () => ({ video: started.video?.stats(), estimator: started.estimator?.stats() }),
     async close() {
       const pools = await Promise.all([videoPool, estimator]);
       await Promise.all(pools.map((p) => p?.close()));

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -29,6 +30,8 @@ const quantile = (v: number[], q: number): number => {
 };
 const f = (v: number, d = 1): string => v.toFixed(d);
 interface Latency {
+  /** The event loop's longest delay over the same window (perf_hooks), in ms. */
+  loopMax?: number;
   polls: number;
   p50: number;
   p99: number;
@@ -40,7 +43,8 @@ const latencyOf = (v: number[]): Latency => ({
   p99: quantile(v, 0.99),
   max: Math.max(...v),
 });
-const lat = (l: Latency): string => `${f(l.p50)} / ${f(l.p99)} / ${f(l.max)} ms (${l.polls} polls)`;
+const lat = (l: Latency): string =>
+  `${f(l.p50)} / ${f(l.p99)} / ${f(l.max)} ms (${l.polls} polls; event loop delay max ${f(l.loopMax ?? NaN)} ms)`;
 
 function cutClips(dir: string, ffmpeg: string): Buffer[] {
   return SUBJECTS.map((s) => {
@@ -111,15 +115,33 @@ async function runMode(threads: number, clips: Buffer[], full: boolean): Promise
     }
   };
   /** Polls /health every 50 ms while `work` runs (or for `idleMs`). */
+  const tStart = performance.now();
   const polled = async (work: () => Promise<unknown>): Promise<{ latency: Latency; wallMs: number }> => {
     const v: number[] = [];
     let on = true;
+    const eld = monitorEventLoopDelay({ resolution: 10 });
+    eld.enable();
+    let last = performance.now();
+    const drift = setInterval(() => {
+      const now = performance.now();
+      if (process.env.VIDEO_BENCH_TRACE && now - last > 300)
+        console.error(
+          `loop blocked ~${(now - last - 100).toFixed(0)} ms ending at +${((now - tStart) / 1000).toFixed(1)} s`,
+        );
+      last = now;
+    }, 100);
     const poller = (async () => {
       while (on) {
-        const t = performance.now();
+        // Timed from when the request was due: the poller shares the server's event loop, so a
+        // stall would otherwise delay the sending and go unseen.
+        const t = performance.now() + 50;
+        await new Promise((r) => setTimeout(r, 50));
         await (await fetch(`${base}/health`)).arrayBuffer();
         v.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 50));
+        if (process.env.VIDEO_BENCH_TRACE && v[v.length - 1] > 300)
+          console.error(
+            `slow /health ${v[v.length - 1].toFixed(0)} ms at +${((t - tStart) / 1000).toFixed(1)} s; loop delay max so far ${(eld.max / 1e6).toFixed(0)} ms`,
+          );
       }
     })();
     const t0 = performance.now();
@@ -127,7 +149,9 @@ async function runMode(threads: number, clips: Buffer[], full: boolean): Promise
     const wallMs = performance.now() - t0;
     on = false;
     await poller;
-    return { latency: latencyOf(v), wallMs };
+    eld.disable();
+    clearInterval(drift);
+    return { latency: { ...latencyOf(v), loopMax: eld.max / 1e6 }, wallMs };
   };
   const timed = async (work: () => Promise<unknown>): Promise<number> => {
     const t0 = performance.now();
@@ -162,7 +186,8 @@ export async function run(): Promise<SectionOutput> {
   const clips = cutClips(dir, resolveFfmpeg().ffmpeg);
   const cores = os.availableParallelism();
   console.error(`video-jobs: threads (${cores}) ...`);
-  const threaded = await runMode(cores, clips, true);
+  const threaded = await runMode(cores, clips, process.env.VIDEO_BENCH_QUICK !== '1');
+  if (process.env.VIDEO_BENCH_QUICK === '1') return JSON.stringify(threaded);
   console.error('video-jobs: main thread (reference) ...');
   const main = await runMode(0, clips, true);
   const load = os.loadavg()[0];

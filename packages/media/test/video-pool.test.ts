@@ -8,7 +8,16 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVideoPool, encodePacket, videoToPackets, type VideoPool, type VideoResult } from '../src/index.js';
+import { readFileSync } from 'node:fs';
+import {
+  createAuxAnalyzer,
+  createVideoPool,
+  encodePacket,
+  resolveFfmpeg,
+  videoToPackets,
+  type VideoPool,
+  type VideoResult,
+} from '../src/index.js';
 import { cutReal, HAS_UBFC, makeClip, SHARED_DATA, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -71,6 +80,31 @@ describe.skipIf(!HAS_UBFC)('video pool: the same packets under concurrency (UBFC
     for (let i = 0; i < 50 && ffmpegChildren() > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(ffmpegChildren()).toBe(0);
     expect(digest(await pool.run(clips[1]))).toBe(alone[1]);
+  }, 120_000);
+});
+
+describe.skipIf(!HAS_UBFC)('video pool: aux analysis on a worker', () => {
+  it('gives the analyses of the main-thread aux analyzer, image by image', async () => {
+    // Two 448x448 face JPEGs from a real recording, as a job's aux crops are.
+    const images = [1, 5].map((sec) => {
+      const out = path.join(tmp.dir, `aux-${sec}.jpg`);
+      execFileSync(resolveFfmpeg().ffmpeg, [
+        ...['-v', 'error', '-y', '-ss', String(sec), '-i', path.join(SHARED_DATA, 'ubfc2/subject3/vid.mp4')],
+        ...['-frames:v', '1', '-vf', 'crop=300:300:170:60,scale=448:448', '-q:v', '4', out],
+      ]);
+      return new Uint8Array(readFileSync(out));
+    });
+    const p = createVideoPool({ size: 1 });
+    try {
+      const threaded = await p.analyzeAux(images);
+      const analyzer = await createAuxAnalyzer();
+      const inline = [];
+      for (const img of images) inline.push(await analyzer.analyze(img));
+      expect(threaded).toEqual(inline);
+      expect(threaded[0].emotion).toHaveLength(8);
+    } finally {
+      await p.close();
+    }
   }, 120_000);
 });
 

@@ -20,3 +20,4 @@ export {
   type VideoPoolOptions,
 } from './video-pool.js';
 export type { VideoResult, VideoStats } from '../video.js';
+export type { AuxAnalysis } from '../aux-analyzer.js';

@@ -5,15 +5,13 @@
  * same as each run alone) and never block the caller's event loop.
  */
 import os from 'node:os';
+import type { AuxAnalysis } from '../aux-analyzer.js';
 import type { VideoOptions, VideoResult } from '../video.js';
 import { siblingModule } from './spawn.js';
 import { createThreadPool } from './thread-pool.js';
 
-/** What crosses to the worker: the file and the options that are plain data. */
-export interface VideoTask {
-  file: string;
-  opts: VideoPoolOptions;
-}
+/** What crosses to the worker: the file and the options that are plain data, or aux JPEGs to analyse. */
+export type VideoTask = { kind: 'video'; file: string; opts: VideoPoolOptions } | { kind: 'aux'; images: Uint8Array[] };
 
 export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'detector'>;
 
@@ -26,6 +24,8 @@ export interface VideoPool {
     opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void },
     signal?: AbortSignal,
   ): Promise<VideoResult>;
+  /** `createAuxAnalyzer().analyze` of each image, in order, in a worker (emotion and gaze of a job). */
+  analyzeAux(images: Uint8Array[], signal?: AbortSignal): Promise<AuxAnalysis[]>;
   stats(): { workers: number; busy: number; queued: number };
   close(): Promise<void>;
 }
@@ -37,7 +37,7 @@ export const defaultVideoThreads = (): number => os.availableParallelism();
 export const VIDEO_WORKER_NICE = 10;
 
 export function createVideoPool(options: { size?: number; maxQueued?: number; nice?: number } = {}): VideoPool {
-  const pool = createThreadPool<VideoTask, VideoResult>({
+  const pool = createThreadPool<VideoTask, VideoResult | AuxAnalysis[]>({
     entry: siblingModule(import.meta.url, 'video-worker'),
     size: options.size ?? defaultVideoThreads(),
     maxQueued: options.maxQueued,
@@ -48,7 +48,10 @@ export function createVideoPool(options: { size?: number; maxQueued?: number; ni
     size: pool.size,
     run(file, opts = {}, signal) {
       const { onProgress, ...plain } = opts;
-      return pool.run({ file, opts: plain }, { signal, onProgress });
+      return pool.run({ kind: 'video', file, opts: plain }, { signal, onProgress }) as Promise<VideoResult>;
+    },
+    analyzeAux(images, signal) {
+      return pool.run({ kind: 'aux', images }, { signal }) as Promise<AuxAnalysis[]>;
     },
     stats: () => pool.stats(),
     close: () => pool.close(),

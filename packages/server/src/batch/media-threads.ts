@@ -9,7 +9,7 @@
  */
 import type { EngineMeasurement, RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
-import type { ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
+import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
 import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
 import { checkFramesFile } from './frames.js';
 import { reassembleAux } from './aux.js';
@@ -37,6 +37,11 @@ export interface MediaThreads {
   analyzeTrace(input: { trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }): Promise<EngineMeasurement>;
   /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
   frames(bytes: Uint8Array, aux: boolean, signal: AbortSignal): Promise<FramesOutcome>;
+  /**
+   * The aux analyzer (emotion, gaze) over a job's aux JPEGs on a video worker; `null` with no
+   * threads (the caller analyses them on the main thread).
+   */
+  auxAnalyses(images: Uint8Array[], signal: AbortSignal): Promise<AuxAnalysis[] | null>;
   /** The pools started so far (workers, busy, queued). */
   stats(): { video?: PoolStats; estimator?: PoolStats };
   close(): Promise<void>;
@@ -80,6 +85,10 @@ export function createMediaThreads(threads: number): MediaThreads {
       const out = await (await getEstimator()).run({ kind: 'packets', packets }, { signal });
       if (out.kind !== 'packets') throw new Error('estimator thread answered another task');
       return out.measurement;
+    },
+    async auxAnalyses(images, signal) {
+      if (threads === 0) return null;
+      return images.length ? (await getVideoPool()).analyzeAux(images, signal) : [];
     },
     async analyzeTrace({ trace, opts }) {
       if (threads === 0 || trace.n <= THREAD_MIN_CROPS)

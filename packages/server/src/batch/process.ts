@@ -9,7 +9,7 @@ import type { Settlement } from '../domain/jobs.js';
 import { measurementFields, newAuxAggregate } from '../domain/measurement-fields.js';
 import type { JobRow } from '../store/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
-import { analyzeAux, reassembleAux } from './aux.js';
+import { analyzeAux, reassembleAux, sumAux } from './aux.js';
 
 export interface ProcessHooks {
   signal: AbortSignal;
@@ -74,7 +74,11 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   let aux = newAuxAggregate();
   if (wantsAux) {
     hooks.progress('aux', 0.95);
-    aux = await analyzeAux(auxImages(), await rt.auxAnalyzer(), wantAux, hooks.signal);
+    const images = auxImages();
+    const analyses = await rt.threads.auxAnalyses(images, hooks.signal);
+    aux = analyses
+      ? sumAux(analyses, wantAux)
+      : await analyzeAux(images, await rt.auxAnalyzer(), wantAux, hooks.signal);
   }
   const fields = measurementFields(m, aux);
   return {

@@ -2,8 +2,9 @@
  * Video jobs on worker threads (issue 18 target 0, issue 17 §1; docs/media.md, "Worker threads"),
  * on a listening server with its embedded worker and the default media threads:
  * - the API answers while two real videos are processed: `GET /health`, polled over loopback all
- *   along, never takes a second and its p99 stays under 300 ms (on the main thread, the same jobs
- *   stalled it for 7.4-7.9 s; a generous margin over the benchmark's 100 ms / 500 ms target), and a
+ *   along and timed from when each poll was due, never takes a second and its p99 stays under
+ *   400 ms (a generous margin over the benchmark's 100 ms / 500 ms target, for a shared machine;
+ *   with VITALS_MEDIA_THREADS=0, the main-thread path, it fails: max 1.7 s, p99 470 ms here), and a
  *   live session streaming in real time on the same process meanwhile drops no frame;
  * - each job's stored measurement is the same, byte for byte, whether it ran beside the other or
  *   alone afterwards.
@@ -69,17 +70,16 @@ describe.skipIf(!HAS_DATA)('video jobs on worker threads', () => {
     return { ...job.measurement, framesProcessed: job.framesProcessed, secondsProcessed: job.secondsProcessed };
   };
 
+  // Made before the measured window: the client shares the server's event loop.
+  const crops = generatePhantom({ durationSec: 20, fps: 30, seed: 5 }).packets.filter((p) => p.type === 1);
+  const liveCrops = { bytes: crops.map(encode), tMicros: crops.map((p) => p.tMicros) };
+
   /** A 20 s phantom capture streamed in real time; the session's stored counters. */
   const liveSession = async (): Promise<Record<string, number>> => {
     const srv = w as unknown as TestServer;
     const s = await createSession(srv, w.key, { durationSec: 30 });
     const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
-    const crops = generatePhantom({ durationSec: 20, fps: 30, seed: 5 }).packets.filter((p) => p.type === 1);
-    await sendPaced(
-      c,
-      crops.map(encode),
-      crops.map((p) => p.tMicros),
-    );
+    await sendPaced(c, liveCrops.bytes, liveCrops.tMicros);
     c.json({ t: 'stop' });
     await c.next('final', 120_000);
     return (await settledJob(srv, s.sessionId, 60_000)).stats.stream;
@@ -117,7 +117,7 @@ describe.skipIf(!HAS_DATA)('video jobs on worker threads', () => {
     console.log('GET /health during two video jobs (ms)', JSON.stringify(report));
     expect(sorted.length).toBeGreaterThan(20);
     expect(report.max).toBeLessThan(1000);
-    expect(report.p99).toBeLessThan(300);
+    expect(report.p99).toBeLessThan(400);
 
     // The same files again, one job at a time.
     for (let i = 0; i < clips.length; i++) {

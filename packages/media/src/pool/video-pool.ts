@@ -11,7 +11,15 @@ import { siblingModule } from './spawn.js';
 import { createThreadPool } from './thread-pool.js';
 
 /** What crosses to the worker: the file and the options that are plain data, or aux JPEGs to analyse. */
-export type VideoTask = { kind: 'video'; file: string; opts: VideoPoolOptions } | { kind: 'aux'; images: Uint8Array[] };
+export type VideoTask =
+  | { kind: 'video'; file: string; opts: VideoPoolOptions }
+  | { kind: 'aux'; images: Uint8Array[] }
+  | { kind: 'aux-capabilities' };
+
+export interface AuxCapabilities {
+  emotion: boolean;
+  gaze: boolean;
+}
 
 export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'detector'>;
 
@@ -26,6 +34,8 @@ export interface VideoPool {
   ): Promise<VideoResult>;
   /** `createAuxAnalyzer().analyze` of each image, in order, in a worker (emotion and gaze of a job). */
   analyzeAux(images: Uint8Array[], signal?: AbortSignal): Promise<AuxAnalysis[]>;
+  /** Whether the emotion and iris models load (a worker loads them; the caller's thread does not). */
+  auxCapabilities(): Promise<AuxCapabilities>;
   stats(): { workers: number; busy: number; queued: number };
   close(): Promise<void>;
 }
@@ -37,7 +47,7 @@ export const defaultVideoThreads = (): number => os.availableParallelism();
 export const VIDEO_WORKER_NICE = 10;
 
 export function createVideoPool(options: { size?: number; maxQueued?: number; nice?: number } = {}): VideoPool {
-  const pool = createThreadPool<VideoTask, VideoResult | AuxAnalysis[]>({
+  const pool = createThreadPool<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>({
     entry: siblingModule(import.meta.url, 'video-worker'),
     size: options.size ?? defaultVideoThreads(),
     maxQueued: options.maxQueued,
@@ -52,6 +62,9 @@ export function createVideoPool(options: { size?: number; maxQueued?: number; ni
     },
     analyzeAux(images, signal) {
       return pool.run({ kind: 'aux', images }, { signal }) as Promise<AuxAnalysis[]>;
+    },
+    auxCapabilities() {
+      return pool.run({ kind: 'aux-capabilities' }) as Promise<AuxCapabilities>;
     },
     stats: () => pool.stats(),
     close: () => pool.close(),

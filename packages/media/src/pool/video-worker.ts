@@ -9,16 +9,17 @@ import { createAuxAnalyzer, type AuxAnalysis, type AuxAnalyzer } from '../aux-an
 import { videoToPackets, type VideoResult } from '../video.js';
 import { lowerThreadPriority } from './priority.js';
 import { serveTasks } from './serve.js';
-import type { VideoTask } from './video-pool.js';
+import type { AuxCapabilities, VideoTask } from './video-pool.js';
 
 lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 let analyzer: Promise<AuxAnalyzer> | undefined;
 
-serveTasks<VideoTask, VideoResult | AuxAnalysis[]>(async (task, { signal, progress }) => {
+serveTasks<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, { signal, progress }) => {
   if (task.kind === 'video') return videoToPackets(task.file, { ...task.opts, signal, onProgress: progress });
   // The aux models (emotion, iris) load once per worker, on its first aux task.
   const a = await (analyzer ??= createAuxAnalyzer());
+  if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
   const out: AuxAnalysis[] = [];
   for (const img of task.images) {
     signal.throwIfAborted();

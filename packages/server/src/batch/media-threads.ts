@@ -42,6 +42,8 @@ export interface MediaThreads {
    * threads (the caller analyses them on the main thread).
    */
   auxAnalyses(images: Uint8Array[], signal: AbortSignal): Promise<AuxAnalysis[] | null>;
+  /** The aux models' availability, found on a video worker; `null` with no threads. */
+  auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }> | null;
   /** The pools started so far (workers, busy, queued). */
   stats(): { video?: PoolStats; estimator?: PoolStats };
   close(): Promise<void>;
@@ -49,13 +51,17 @@ export interface MediaThreads {
 
 type PoolStats = { workers: number; busy: number; queued: number };
 
-export function createMediaThreads(threads: number): MediaThreads {
+/** `nice`: how much lower the threads' CPU priority is than the main thread's (docs/media.md). */
+export function createMediaThreads(threads: number, nice?: number): MediaThreads {
   let videoPool: Promise<VideoPool> | undefined;
   let estimator: Promise<ThreadPool<EstimateTask, EstimateOutput>> | undefined;
   // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
+  let capabilities: Promise<{ emotion: boolean; gaze: boolean }> | undefined;
   const started: { video?: VideoPool; estimator?: ThreadPool<EstimateTask, EstimateOutput> } = {};
   const getVideoPool = (): Promise<VideoPool> =>
-    (videoPool ??= import('@vitals/media/threads').then((m) => (started.video = m.createVideoPool({ size: threads }))));
+    (videoPool ??= import('@vitals/media/threads').then(
+      (m) => (started.video = m.createVideoPool({ size: threads, nice })),
+    ));
   const getEstimator = (): Promise<ThreadPool<EstimateTask, EstimateOutput>> =>
     (estimator ??= import('@vitals/media/threads').then(
       (m) =>
@@ -63,7 +69,7 @@ export function createMediaThreads(threads: number): MediaThreads {
           entry: m.siblingModule(import.meta.url, 'estimate-worker'),
           size: threads,
           name: 'estimator',
-          workerData: { nice: m.VIDEO_WORKER_NICE },
+          workerData: { nice: nice ?? m.VIDEO_WORKER_NICE },
         })),
     ));
   const inline = async (packets: Packet[]): Promise<EngineMeasurement> =>
@@ -85,6 +91,15 @@ export function createMediaThreads(threads: number): MediaThreads {
       const out = await (await getEstimator()).run({ kind: 'packets', packets }, { signal });
       if (out.kind !== 'packets') throw new Error('estimator thread answered another task');
       return out.measurement;
+    },
+    auxCapabilities() {
+      if (threads === 0) return null;
+      return (capabilities ??= getVideoPool()
+        .then((p) => p.auxCapabilities())
+        .catch((err: unknown) => {
+          capabilities = undefined; // asked again next time
+          throw err;
+        }));
     },
     async auxAnalyses(images, signal) {
       if (threads === 0) return null;

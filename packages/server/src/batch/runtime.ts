@@ -28,7 +28,7 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
     : new InProcessQueue();
   let analyzer: Promise<AuxAnalyzer> | undefined;
   let starting: Promise<BatchWorker> | undefined;
-  const threads = createMediaThreads(config.mediaThreads);
+  const threads = createMediaThreads(config.mediaThreads, config.mediaNice);
   const rt: BatchRuntime = {
     threads,
     settings,
@@ -37,6 +37,9 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
     delivery: {},
     auxAnalyzer: () => (analyzer ??= import('@vitals/media').then((m) => m.createAuxAnalyzer())),
     async auxCapabilities() {
+      // Found on a video worker when there are threads: loading the models blocks a thread ~1 s.
+      const onThread = threads.auxCapabilities();
+      if (onThread) return onThread;
       const a = await rt.auxAnalyzer();
       return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
     },

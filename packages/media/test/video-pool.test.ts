@@ -84,7 +84,7 @@ describe.skipIf(!HAS_UBFC)('video pool: the same packets under concurrency (UBFC
 });
 
 describe.skipIf(!HAS_UBFC)('video pool: aux analysis on a worker', () => {
-  it('gives the analyses of the main-thread aux analyzer, image by image', async () => {
+  it('gives the analyses and capabilities of the main-thread aux analyzer, image by image', async () => {
     // Two 448x448 face JPEGs from a real recording, as a job's aux crops are.
     const images = [1, 5].map((sec) => {
       const out = path.join(tmp.dir, `aux-${sec}.jpg`);
@@ -102,6 +102,7 @@ describe.skipIf(!HAS_UBFC)('video pool: aux analysis on a worker', () => {
       for (const img of images) inline.push(await analyzer.analyze(img));
       expect(threaded).toEqual(inline);
       expect(threaded[0].emotion).toHaveLength(8);
+      expect(await p.auxCapabilities()).toEqual({ emotion: analyzer.emotionAvailable, gaze: analyzer.gazeAvailable });
     } finally {
       await p.close();
     }

@@ -15,7 +15,7 @@ const HEADER =
 
 const HEADLINE_INTRO =
   'Each figure of the sections below with its target and the reference it is a ratio to; the sections give the method, the machine and the spread between runs. The machine is a shared 2-core one: compare ratios, not absolute times.';
-const HEADLINE_ORDER = ['Engine', 'Streaming', 'Batch', 'Media', 'API', 'Tests'];
+const HEADLINE_ORDER = ['Engine', 'Streaming', 'Batch', 'Media', 'Video jobs', 'API', 'Tests'];
 
 /** Writes a section's markdown and its headline rows into the document. */
 export function applySection(doc: string, out: SectionOutput): string {

@@ -8,3 +8,4 @@ export { createAuxAnalyzer, EMOTION_CLASSES, type AuxAnalysis, type AuxAnalyzer,
 export { createHumanDetector } from './human-detector.js';
 export type { DetectedFace, FaceDetector, HeadAngles, RgbImage } from './detector.js';
 export { encodePacket, packetsToFramesFile } from './frames.js';
+export { createVideoPool, defaultVideoThreads, type VideoPool, type VideoPoolOptions } from './pool/video-pool.js';

@@ -49,6 +49,14 @@ export interface Config {
    * per core); 1 serves in the process itself (cli/serve-cluster.ts).
    */
   readonly processes: number;
+  /**
+   * Worker threads for video jobs (`VITALS_MEDIA_THREADS`; default the cores available, 0: on the
+   * main thread as before). Each runs one video at a time with its own face models (docs/media.md,
+   * "Worker threads"); the offline estimator of long captures runs on a thread too.
+   */
+  readonly mediaThreads: number;
+  /** How much lower those threads' CPU priority is (`VITALS_MEDIA_NICE`, 0-19; default 10; Linux). */
+  readonly mediaNice: number;
 }
 
 export type DemoMode = 'off' | 'loopback' | 'on';
@@ -283,5 +291,27 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     demo: demoFrom(env, host),
     captureDir: path.resolve(env.VITALS_CAPTURE_DIR || DEFAULT_CAPTURE_DIR),
     processes: processesFrom(env, flags.processes),
+    mediaThreads: mediaThreadsFrom(env),
+    mediaNice: mediaNiceFrom(env),
   });
+}
+
+/** `VITALS_MEDIA_NICE`: 0 (the main thread's priority) to 19; default 10. */
+function mediaNiceFrom(env: Record<string, string | undefined>): number {
+  const raw = env.VITALS_MEDIA_NICE;
+  if (raw === undefined || raw === '') return 10;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 19)
+    throw new ConfigError(`VITALS_MEDIA_NICE must be a whole number from 0 to 19, got "${raw}"`);
+  return n;
+}
+
+/** `VITALS_MEDIA_THREADS`: 0 (video jobs on the main thread) to 256; default the cores available. */
+function mediaThreadsFrom(env: Record<string, string | undefined>): number {
+  const raw = env.VITALS_MEDIA_THREADS;
+  if (raw === undefined || raw === '') return os.availableParallelism();
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 256)
+    throw new ConfigError(`VITALS_MEDIA_THREADS must be a whole number from 0 (main thread) to 256, got "${raw}"`);
+  return n;
 }

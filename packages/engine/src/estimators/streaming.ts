@@ -92,6 +92,14 @@ export class StreamingEstimator {
     return analyzeTrace(this.trace, this.opts);
   }
 
+  /**
+   * What `finish()` analyses: `analyzeTrace(trace, opts)` of these gives its measurement. Plain
+   * data (typed arrays), so the analysis of a long capture can run elsewhere, e.g. on a thread.
+   */
+  finishInput(): { trace: RgbTrace; opts: AnalyzeOptions } {
+    return { trace: this.trace, opts: this.opts };
+  }
+
   /** Frames currently held. */
   get framesUsed(): number {
     return this.trace.n;

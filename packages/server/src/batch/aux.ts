@@ -5,7 +5,7 @@
  * The sums and their stored shape are the streaming tier's (domain/measurement-fields.ts).
  */
 import type { Packet } from '@vitals/protocol';
-import type { AuxAnalyzer } from '@vitals/media';
+import type { AuxAnalysis, AuxAnalyzer } from '@vitals/media';
 import { addAuxSample, newAuxAggregate, type AuxAggregate } from '../domain/measurement-fields.js';
 
 export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
@@ -39,10 +39,17 @@ export async function analyzeAux(
   want: { emotion: boolean; gaze: boolean },
   signal?: AbortSignal,
 ): Promise<AuxAggregate> {
-  const agg = newAuxAggregate();
+  const analyses: AuxAnalysis[] = [];
   for (const img of images) {
     signal?.throwIfAborted();
-    addAuxSample(agg, await analyzer.analyze(img), want);
+    analyses.push(await analyzer.analyze(img));
   }
+  return sumAux(analyses, want);
+}
+
+/** The images' analyses (in order) summed into the stored aggregate. */
+export function sumAux(analyses: readonly AuxAnalysis[], want: { emotion: boolean; gaze: boolean }): AuxAggregate {
+  const agg = newAuxAggregate();
+  for (const a of analyses) addAuxSample(agg, a, want);
   return agg;
 }

@@ -10,6 +10,7 @@ import type { ObjectStore } from '../objects/object-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { DeliveryOptions } from '../webhooks/deliver.js';
 import type { BatchConfig } from './config.js';
+import type { MediaThreads } from './media-threads.js';
 
 declare module '../context.js' {
   interface AppContext {
@@ -37,6 +38,8 @@ export interface BatchRuntime {
   /** Emotion and gaze models on this node (stripped and not billed when absent). */
   auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }>;
   auxAnalyzer(): Promise<AuxAnalyzer>;
+  /** Where videos, long estimates and large frames files are processed (media-threads.ts). */
+  readonly threads: MediaThreads;
   /** Starts this process's worker (idempotent). */
   startWorker(): Promise<BatchWorker>;
   worker?: BatchWorker;

@@ -4,15 +4,13 @@
  * rejection code becomes the job's `error.code` (CLARIFICATIONS 22). Both end in the engine's
  * offline estimator: one estimator, three doors (ARCHITECTURE).
  */
-import { estimateOffline } from '@vitals/engine';
+import type { EngineMeasurement } from '@vitals/engine';
 import type { VideoStats } from '@vitals/media';
-import type { Packet } from '@vitals/protocol';
 import type { Settlement } from '../domain/jobs.js';
 import { measurementFields, newAuxAggregate, videoCaptureSource } from '../domain/measurement-fields.js';
 import type { JobRow } from '../store/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
-import { checkFramesFile } from './frames.js';
-import { analyzeAux, reassembleAux } from './aux.js';
+import { analyzeAux, reassembleAux, sumAux } from './aux.js';
 
 export interface ProcessHooks {
   signal: AbortSignal;
@@ -30,27 +28,32 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   if (!job.object_key) return { status: 'failed', code: 'internal_error', message: 'job has no object' };
   const accepted = JSON.parse(job.accepted_features ?? job.features) as string[];
   const wantAux = { emotion: accepted.includes('emotion'), gaze: accepted.includes('gaze') };
-  let packets: Packet[];
+  const wantsAux = wantAux.emotion || wantAux.gaze;
+  let m: EngineMeasurement;
+  let auxImages: () => Uint8Array[];
   let mediaStats: VideoStats | undefined;
+  // Decoding, face analysis and the estimator of a long capture run off the main thread
+  // (media-threads.ts), so the API and live sessions of this process never wait behind a job.
   if (job.mode === 'batch_frames') {
     hooks.progress('reading', 0);
     const bytes = await rt.objects.readBytes(job.object_key);
     if (!bytes) return expiredSettlement();
-    const checked = checkFramesFile(bytes);
-    if (!checked.ok) return { status: 'failed', code: 'invalid_frames_file', message: checked.message };
-    packets = checked.packets;
+    hooks.progress('estimating', 0.5);
+    const out = await rt.threads.frames(bytes, wantsAux, hooks.signal);
+    if (!out.check.ok) return { status: 'failed', code: 'invalid_frames_file', message: out.check.message };
+    hooks.signal.throwIfAborted();
+    m = out.measurement!;
+    auxImages = () => out.auxImages;
   } else {
     const local = await rt.objects.localPath(job.object_key);
     if (!local) return expiredSettlement();
     try {
       hooks.progress('decoding', 0);
-      // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
-      const { videoToPackets } = await import('@vitals/media');
-      const res = await videoToPackets(local.path, {
-        aux: wantAux.emotion || wantAux.gaze,
-        signal: hooks.signal,
-        onProgress: (f) => hooks.progress('decoding', f),
-      });
+      const res = await rt.threads.video(
+        local.path,
+        { aux: wantsAux, onProgress: (f) => hooks.progress('decoding', f) },
+        hooks.signal,
+      );
       if (!res.ok)
         return {
           status: 'failed',
@@ -58,19 +61,25 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
           message: res.message,
           stats: res.stats ? { media: res.stats } : undefined,
         };
-      packets = res.packets;
       mediaStats = res.stats;
+      hooks.signal.throwIfAborted();
+      hooks.progress('estimating', 0.9);
+      const packets = res.packets;
+      m = await rt.threads.estimate(packets, hooks.signal, videoCaptureSource(res.stats));
+      auxImages = () => reassembleAux(packets);
     } finally {
       await local.release();
     }
   }
   hooks.signal.throwIfAborted();
-  hooks.progress('estimating', 0.9);
-  const m = estimateOffline(packets, { source: mediaStats && videoCaptureSource(mediaStats) });
   let aux = newAuxAggregate();
-  if (wantAux.emotion || wantAux.gaze) {
+  if (wantsAux) {
     hooks.progress('aux', 0.95);
-    aux = await analyzeAux(reassembleAux(packets), await rt.auxAnalyzer(), wantAux, hooks.signal);
+    const images = auxImages();
+    const analyses = await rt.threads.auxAnalyses(images, hooks.signal);
+    aux = analyses
+      ? sumAux(analyses, wantAux)
+      : await analyzeAux(images, await rt.auxAnalyzer(), wantAux, hooks.signal);
   }
   const fields = measurementFields(m, aux);
   return {

@@ -15,6 +15,7 @@ import type { BatchRuntime, BatchWorker } from './batch-runtime.js';
 import { Worker } from './worker.js';
 import { deleteObject } from './sweeper.js';
 import { BATCH_MODES } from './leases.js';
+import { createMediaThreads } from './media-threads.js';
 
 export function createBatchRuntime(ctx: AppContext, config: Config, settings: BatchConfig): BatchRuntime {
   const objects = createObjectStore(config);
@@ -27,13 +28,18 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
     : new InProcessQueue();
   let analyzer: Promise<AuxAnalyzer> | undefined;
   let starting: Promise<BatchWorker> | undefined;
+  const threads = createMediaThreads(config.mediaThreads, config.mediaNice);
   const rt: BatchRuntime = {
+    threads,
     settings,
     objects,
     queue,
     delivery: {},
     auxAnalyzer: () => (analyzer ??= import('@vitals/media').then((m) => m.createAuxAnalyzer())),
     async auxCapabilities() {
+      // Found on a video worker when there are threads: loading the models blocks a thread ~1 s.
+      const onThread = threads.auxCapabilities();
+      if (onThread) return onThread;
       const a = await rt.auxAnalyzer();
       return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
     },
@@ -50,6 +56,7 @@ export function createBatchRuntime(ctx: AppContext, config: Config, settings: Ba
   };
   // Closed in reverse order: the worker (pushed when it starts), then the queue, then the store.
   ctx.onClose.push(() => objects.close?.());
+  ctx.onClose.push(() => threads.close());
   ctx.onClose.push(() => queue.stop());
   // Deleted as soon as the job finishes, whatever the outcome (spec: Limits).
   ctx.settlements.on('delete the uploaded object', async (job) => {

@@ -123,6 +123,19 @@ export class FramePipeline {
     return m;
   }
 
+  /**
+   * `finish()` with the final analysis run by `analyze` (`analyzeTrace` of the estimator's input):
+   * the server runs a long capture's on a thread (batch/media-threads.ts). Same measurement.
+   */
+  async finishWith(
+    analyze: (input: ReturnType<StreamingEstimator['finishInput']>) => Promise<EngineMeasurement>,
+  ): Promise<EngineMeasurement | undefined> {
+    while (this.drain(Infinity));
+    const estimator = this.estimator;
+    this.estimator = undefined;
+    return this.processed > 0 ? analyze(estimator!.finishInput()) : undefined;
+  }
+
   /** The session ended: nothing queued is processed any more. */
   stop(): void {
     this.queue.clear();

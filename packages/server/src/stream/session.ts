@@ -259,7 +259,9 @@ export class StreamSession implements Drainable, AdmitHost {
           message: `session reached its ${this.claims!.dur} s; frames past it are ignored`,
           fatal: false,
         });
-      const m = this.frames!.finish();
+      // A long capture's final analysis runs on the estimator thread (batch/media-threads.ts).
+      const threads = ctx.batch?.threads;
+      const m = threads ? await this.frames!.finishWith((i) => threads.analyzeTrace(i)) : this.frames!.finish();
       const fields = measurementFields(m, this.aux?.aggregate);
       if (!m || isPoor(m))
         this.send({

@@ -1,0 +1,26 @@
+/** The messages between a thread pool (thread-pool.ts) and its workers (serve.ts). */
+
+export type ToWorker = { type: 'run'; id: number; input: unknown } | { type: 'abort'; id: number };
+
+export interface WireError {
+  name: string;
+  message: string;
+  stack?: string;
+}
+
+export type FromWorker =
+  | { type: 'progress'; id: number; value: number }
+  | { type: 'done'; id: number; value: unknown }
+  | { type: 'fail'; id: number; error: WireError };
+
+export function toWire(err: unknown): WireError {
+  if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
+  return { name: 'Error', message: String(err) };
+}
+
+export function fromWire(e: WireError): Error {
+  const err = new Error(e.message);
+  err.name = e.name;
+  if (e.stack) err.stack = e.stack;
+  return err;
+}

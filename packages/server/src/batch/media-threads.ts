@@ -1,0 +1,139 @@
+/**
+ * Where a batch job's heavy work runs (docs/media.md, "Worker threads"; docs/decisions.md, "Batch
+ * and uploads"): with `VITALS_MEDIA_THREADS` > 0 (the default: the cores available) each video runs
+ * in a worker thread of its own (`@vitals/media`'s video pool: its own face models and ffmpeg), and
+ * the offline estimator of a long capture, or a large frames file's decoding and estimate, on an
+ * estimator thread; the API and live sessions on the main thread never wait behind them. With 0,
+ * all of it runs on the main thread as before (a fallback, and a reference for the benchmarks).
+ * Either way the measurement is the same: the code is the same, only its thread differs.
+ */
+import type { CaptureSource, EngineMeasurement, RgbTrace } from '@vitals/engine';
+import type { Packet } from '@vitals/protocol';
+import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
+import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
+import { checkFramesFile } from './frames.js';
+import { reassembleAux } from './aux.js';
+
+/** Face crops above which the offline estimator runs on a thread (90 s at 30 fps: ~40-80 ms inline; a live final too). */
+export const THREAD_MIN_CROPS = 2700;
+/** Frames files above which decoding and the estimate run on a thread (a 30 s capture is ~3.6 MB). */
+export const THREAD_MIN_FRAMES_BYTES = 8 << 20;
+
+export interface FramesOutcome {
+  check: FramesVerdict;
+  measurement?: EngineMeasurement;
+  auxImages: Uint8Array[];
+}
+
+export interface MediaThreads {
+  readonly threads: number;
+  video(
+    file: string,
+    opts: VideoPoolOptions & { onProgress?: (f: number) => void },
+    signal: AbortSignal,
+  ): Promise<VideoResult>;
+  /** `source`: what the server knows of the source video, for the quality reasons. */
+  estimate(packets: Packet[], signal: AbortSignal, source?: CaptureSource): Promise<EngineMeasurement>;
+  /** A live session's final analysis (`analyzeTrace` of its estimator's input; a thread for long ones). */
+  analyzeTrace(input: { trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }): Promise<EngineMeasurement>;
+  /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
+  frames(bytes: Uint8Array, aux: boolean, signal: AbortSignal): Promise<FramesOutcome>;
+  /**
+   * The aux analyzer (emotion, gaze) over a job's aux JPEGs on a video worker; `null` with no
+   * threads (the caller analyses them on the main thread).
+   */
+  auxAnalyses(images: Uint8Array[], signal: AbortSignal): Promise<AuxAnalysis[] | null>;
+  /** The aux models' availability, found on a video worker; `null` with no threads. */
+  auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }> | null;
+  /** The pools started so far (workers, busy, queued). */
+  stats(): { video?: PoolStats; estimator?: PoolStats };
+  close(): Promise<void>;
+}
+
+type PoolStats = { workers: number; busy: number; queued: number };
+
+/** `nice`: how much lower the threads' CPU priority is than the main thread's (docs/media.md). */
+export function createMediaThreads(threads: number, nice?: number): MediaThreads {
+  let videoPool: Promise<VideoPool> | undefined;
+  let estimator: Promise<ThreadPool<EstimateTask, EstimateOutput>> | undefined;
+  // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
+  let capabilities: Promise<{ emotion: boolean; gaze: boolean }> | undefined;
+  const started: { video?: VideoPool; estimator?: ThreadPool<EstimateTask, EstimateOutput> } = {};
+  const getVideoPool = (): Promise<VideoPool> =>
+    (videoPool ??= import('@vitals/media/threads').then(
+      (m) => (started.video = m.createVideoPool({ size: threads, nice })),
+    ));
+  const getEstimator = (): Promise<ThreadPool<EstimateTask, EstimateOutput>> =>
+    (estimator ??= import('@vitals/media/threads').then(
+      (m) =>
+        (started.estimator = m.createThreadPool<EstimateTask, EstimateOutput>({
+          entry: m.siblingModule(import.meta.url, 'estimate-worker'),
+          size: threads,
+          name: 'estimator',
+          workerData: { nice: nice ?? m.VIDEO_WORKER_NICE },
+        })),
+    ));
+  const inline = async (packets: Packet[], source?: CaptureSource): Promise<EngineMeasurement> =>
+    (await import('@vitals/engine')).estimateOffline(packets, { source });
+
+  return {
+    threads,
+    async video(file, opts, signal) {
+      if (threads === 0) {
+        const { videoToPackets } = await import('@vitals/media');
+        return videoToPackets(file, { ...opts, signal });
+      }
+      return (await getVideoPool()).run(file, opts, signal);
+    },
+    async estimate(packets, signal, source) {
+      let crops = 0;
+      for (const p of packets) if (p.type === 1) crops++;
+      if (threads === 0 || crops <= THREAD_MIN_CROPS) return inline(packets, source);
+      const out = await (await getEstimator()).run({ kind: 'packets', packets, source }, { signal });
+      if (out.kind !== 'packets') throw new Error('estimator thread answered another task');
+      return out.measurement;
+    },
+    auxCapabilities() {
+      if (threads === 0) return null;
+      return (capabilities ??= getVideoPool()
+        .then((p) => p.auxCapabilities())
+        .catch((err: unknown) => {
+          capabilities = undefined; // asked again next time
+          throw err;
+        }));
+    },
+    async auxAnalyses(images, signal) {
+      if (threads === 0) return null;
+      return images.length ? (await getVideoPool()).analyzeAux(images, signal) : [];
+    },
+    async analyzeTrace({ trace, opts }) {
+      if (threads === 0 || trace.n <= THREAD_MIN_CROPS)
+        return (await import('@vitals/engine')).analyzeTrace(trace, opts);
+      const out = await (await getEstimator()).run({ kind: 'trace', trace, opts });
+      if (out.kind !== 'trace') throw new Error('estimator thread answered another task');
+      return out.measurement;
+    },
+    async frames(bytes, aux, signal) {
+      if (threads === 0 || bytes.byteLength <= THREAD_MIN_FRAMES_BYTES) {
+        const check = checkFramesFile(bytes);
+        if (!check.ok) return { check, auxImages: [] };
+        return {
+          check,
+          measurement: await inline(check.packets),
+          auxImages: aux ? reassembleAux(check.packets) : [],
+        };
+      }
+      // The job's own copy of the object: moved to the thread, not copied, when it owns its buffer.
+      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      const transfer = own && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+      const out = await (await getEstimator()).run({ kind: 'frames', bytes, aux }, { signal, transfer });
+      if (out.kind !== 'frames') throw new Error('estimator thread answered another task');
+      return out;
+    },
+    stats: () => ({ video: started.video?.stats(), estimator: started.estimator?.stats() }),
+    async close() {
+      const pools = await Promise.all([videoPool, estimator]);
+      await Promise.all(pools.map((p) => p?.close()));
+    },
+  };
+}

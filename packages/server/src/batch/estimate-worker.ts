@@ -3,7 +3,13 @@
  * for a frames job the file's decoding and checks before it, off the main thread. The engine is
  * pure, so the thread's result is the one the main thread would compute.
  */
-import { analyzeTrace, estimateOffline, type CaptureSource, type EngineMeasurement, type RgbTrace } from '@vitals/engine';
+import {
+  analyzeTrace,
+  estimateOffline,
+  type CaptureSource,
+  type EngineMeasurement,
+  type RgbTrace,
+} from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import { workerData } from 'node:worker_threads';
 import { lowerThreadPriority, serveTasks } from '@vitals/media/threads';
@@ -27,7 +33,8 @@ export type EstimateOutput =
 lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 serveTasks<EstimateTask, EstimateOutput>((task) => {
-  if (task.kind === 'packets') return { kind: 'packets', measurement: estimateOffline(task.packets, { source: task.source }) };
+  if (task.kind === 'packets')
+    return { kind: 'packets', measurement: estimateOffline(task.packets, { source: task.source }) };
   if (task.kind === 'trace') return { kind: 'trace', measurement: analyzeTrace(task.trace, task.opts) };
   const check = checkFramesFile(task.bytes);
   if (!check.ok) return { kind: 'frames', check, auxImages: [] };

@@ -18,6 +18,7 @@ const SECTIONS: { file: string; optional?: boolean }[] = [
   { file: 'gate-null.ts' },
   { file: 'ubfc-video.ts', optional: true },
   { file: 'null-videos-eval.ts', optional: true },
+  { file: 'hrv-bar.ts' },
 ];
 
 async function main(): Promise<void> {

@@ -120,10 +120,16 @@ export async function run(): Promise<SectionOutput> {
   const coded = await outcomes(codec);
   const all = [...raw, ...coded];
   const byFps = groupBy(raw, (o) => o.fps);
+  // Per frame rate: the weakest pulse from which every capture at that amplitude and above passes.
   const fpsRows = [...byFps].map(([fps, os]) => {
-    const bar = snrBar(os);
-    const best = os.filter((o) => o.amplitude === Math.max(...os.map((x) => x.amplitude)));
-    return [fps, fmt(bar, 1), `${best.filter(hrvOk).length}/${best.length}`];
+    const amps = [...new Set(os.map((o) => o.amplitude))].sort((a, b) => a - b);
+    const need = amps.find((a) => os.filter((o) => o.amplitude >= a).every(hrvOk));
+    const at = os.filter((o) => o.amplitude === need);
+    return [
+      fps,
+      need === undefined ? 'none tested' : `${(need * 100).toFixed(1)} %`,
+      need === undefined ? '–' : fmt(median(at.map((o) => o.snrDb)), 1),
+    ];
   });
   const gridRows = [...groupBy(raw, (o) => `${o.fps}|${o.amplitude}`)].map(([k, os]) => {
     const [fps, amp] = k.split('|');
@@ -133,12 +139,13 @@ export async function run(): Promise<SectionOutput> {
     const [kbps, amp] = k.split('|');
     return groupRow([kbps, `${(Number(amp) * 100).toFixed(1)} %`], os);
   });
-  const bar30 = snrBar([...(byFps.get(30) ?? []), ...(byFps.get(25) ?? []), ...(byFps.get(60) ?? [])]);
+  const bar = snrBar(raw.filter((o) => o.fps >= 25));
   const barCodec = snrBar(coded);
-  const bar = Math.max(bar30, barCodec);
+  const codecOk = coded.filter(hrvOk).length;
+  const codecPubBad = coded.filter((o) => o.hrvPublished && !hrvOk(o)).length;
   const pub = all.filter((o) => o.hrvPublished);
   const pubBad = pub.filter((o) => !hrvOk(o));
-  const aboveBar = all.filter((o) => o.snrDb >= bar && o.fps >= 25);
+  const aboveBar = raw.filter((o) => o.snrDb >= bar && o.fps >= 25);
   const withheldGood = all.filter((o) => !o.hrvPublished && hrvOk(o));
   // A candidate extra condition, evaluated from the same outcomes: the pulse SNR at or above the bar.
   const cand = pub.filter((o) => o.snrDb >= bar);
@@ -160,8 +167,8 @@ export async function run(): Promise<SectionOutput> {
   const headline: HeadlineRow[] = [
     {
       area: 'Camera HRV bar (phantom)',
-      figure: `pulse SNR from which ≥ ${BAR_SHARE * 100} % of phantom captures (≥ 25 fps, raw and H.264) have RMSSD and SDNN within max(${TOL_MS} ms, ${TOL_SHARE * 100} %)`,
-      value: `${fmt(bar, 1)} dB; HRV published ${pub.length}/${all.length}, ${pubBad.length} outside tolerance`,
+      figure: `HRV published outside the tolerance (RMSSD and SDNN within max(${TOL_MS} ms, ${TOL_SHARE * 100} %) of the truth), phantom at 15–60 fps and through H.264`,
+      value: `${pubBad.length} of ${pub.length} published (${all.length} captures); SNR bar ${fmt(bar, 1)} dB at ≥ 25 fps; within tolerance through H.264 ≤ 2 Mbit/s: ${codecOk}/${coded.length}`,
       target: '0 published outside tolerance',
       met: pubBad.length === 0,
       reference: 'phantom truth (known RR series)',
@@ -173,11 +180,13 @@ export async function run(): Promise<SectionOutput> {
     '',
     `Phantom captures of ${PHANTOM_SEC} s with a known RR series (RSA 60 ms peak to peak, 25 ms AR jitter; heart rate 64 bpm (seed 1) and, at 30 fps, also 88 bpm (seed 2)) at graded pulse amplitudes and frame rates, crops analysed as rendered (sensor noise 2 levels per pixel, 8-bit), and at 30 fps through an H.264 round trip at several bitrates (scripts/eval/phantom-codec.ts: the 36×36 crop scaled to a 180×180 face in a 640×480 frame with temporal sensor noise, x264 at the bitrate, the face box scaled back; the tracker is bypassed). Pulse SNR: power within ±0.1 Hz of the true rate over the rest of the 42–150 bpm band (leaving out ±0.1 Hz around the first harmonic, so the figure does not depend on whether the harmonic falls in the band), Welch spectrum of 20 s segments of the chain's pulse signal (after de Haan & Jeanne 2013). Tolerance: RMSSD and SDNN each within max(${TOL_MS} ms, ${TOL_SHARE * 100} %) of the truth, from the chain's own beats whatever the gate says. "HRV published" is the measurement's \`hrv\` block (a \`good\` capture, ≥ 15 NN intervals, ≥ 60 % accepted, beat-timing noise × 3 ≤ RMSSD / 2).`,
     '',
-    `**The bar**: at ≥ 25 fps, ${fmt(bar30, 1)} dB on the rendered crops, ${fmt(barCodec, 1)} dB through the codec (the lowest SNR from which at least ${BAR_SHARE * 100} % of the captures at or above it pass; "–" when no SNR does). Per frame rate:`,
+    `**The bar.** Pulse SNR: ${fmt(bar, 1)} dB at ≥ 25 fps on the rendered crops (the lowest SNR from which at least ${BAR_SHARE * 100} % of the captures at or above it pass, "–" when none does); the figure is approximate and rate-dependent: the 88 bpm captures were within the tolerance at 8.4–8.6 dB, because a faster rhythm with the same RR variability spreads its spectral line wider than the ±0.1 Hz the SNR counts. Frame rate: the weakest pulse that passes at each rate (every capture at that amplitude and above within the tolerance):`,
     '',
-    table(['fps', 'SNR bar (dB)', 'within tolerance at the strongest pulse (4 %)'], fpsRows),
+    table(['fps', 'weakest passing amplitude', 'its SNR (dB)'], fpsRows),
     '',
-    `The rule against the bar, over all ${all.length} phantom captures: HRV published ${pub.length}, of which ${pubBad.length} outside the tolerance; ${withheldGood.length} within the tolerance were withheld; ${aboveBar.length} captures at ≥ 25 fps are at or above the bar, ${aboveBar.filter((o) => o.hrvPublished).length} of them published.`,
+    `Bitrate: through H.264 at 30 fps, ${codecOk} of ${coded.length} captures (150–2000 kbit/s at 640×480, amplitude 2 and 4 %, which pass as rendered) are within the tolerance, ${codecPubBad} of them were published anyway; SNR bar through the codec ${fmt(barCodec, 1)} dB. ${codecOk === 0 ? `No tested bitrate reaches the bar: the codec's coarse coding of the small frame-to-frame changes of a nearly static face inflates RMSSD by ${fmt(Math.min(...coded.map((o) => o.rmssd - o.truthRmssd)), 0)}–${fmt(Math.max(...coded.map((o) => o.rmssd - o.truthRmssd)), 0)} ms even for a pulse four times the typical one (the mechanism was not isolated: quantization and skipped blocks are the likely cause). Camera HRV from an H.264 stream up to 2 Mbit/s at 640×480 is not supported by this data.` : ''}`,
+    '',
+    `The rule against the bar, over all ${all.length} phantom captures: HRV published ${pub.length}, of which ${pubBad.length} outside the tolerance; ${withheldGood.length} within the tolerance were withheld; ${aboveBar.length} rendered captures at ≥ 25 fps are at or above the SNR bar, ${aboveBar.filter((o) => o.hrvPublished).length} of them published.`,
     '',
     `The rule's statistic, 3 × timing noise / RMSSD (published at ≤ 0.5), over the published captures: ${span(pub.filter(hrvOk))} within the tolerance, ${span(pubBad)} outside it${overlap(pub.filter(hrvOk), pubBad)}.`,
     '',

@@ -147,7 +147,11 @@ export async function run(): Promise<SectionOutput> {
     `Does the pulse survive the replay? Detectability of the chain's pulse signal at each clip's own heart rate (60 / mean beat interval of the contact PPG over the replayed ${SCREEN_SEC} s), against its rank at the other subjects' rates (method: the skin-patch section). ${
       survives
         ? '**The pulse survives the replay** (p < 0.05): this set measures spoof resistance, not pulse absence; a published heart rate here is a replayed real pulse, and the engine has no liveness test to refuse it.'
-        : 'At this n the replayed pulse is not detectably there (p ≥ 0.05), so a published rate would be a guess; the set still measures spoof resistance rather than pulse absence, as a better screen could carry the pulse.'
+        : `At this n the replayed pulse is not detectably there (p ≥ 0.05)${
+            dOrig && dOrig.pValue >= 0.05
+              ? `, but neither is it in the same ${SCREEN_SEC} s of the original videos (p ${fmt(dOrig.pValue, 3)}): with six clips of 42 s the test is too weak to tell whether the replay removed the pulse`
+              : ''
+          }. The set measures spoof resistance rather than pulse absence: a better screen or camera could carry the pulse, and the engine has no liveness test.`
     }`,
     '',
     detectRows.length ? table(DETECTABILITY_HEAD, detectRows) : 'No labelled replay clips.',

@@ -19,6 +19,7 @@ const SECTIONS: { file: string; optional?: boolean }[] = [
   { file: 'live-events.ts' },
   { file: 'ubfc-video.ts', optional: true },
   { file: 'null-videos-eval.ts', optional: true },
+  { file: 'hrv-bar.ts' },
 ];
 
 async function main(): Promise<void> {

@@ -3,15 +3,16 @@
 // the capture statistics the gate decides on (stats.anchorShare, the median window SQI). For the
 // screen-replay set, whether the subject's pulse survives the replay: detectability of the chain's
 // pulse signal at each clip's own contact-PPG rate (detectability.ts), beside the same seconds of
-// the original video when its packets are cached (ubfc-video.ts runs first).
-import { existsSync, readFileSync } from 'node:fs';
+// the original video (the ubfc2 section's face crops).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeFramesFile, type Packet } from '../../packages/protocol/src/index.js';
+import type { Packet } from '../../packages/protocol/src/index.js';
 import { estimateOffline, type EngineMeasurement } from '../../packages/engine/src/index.js';
-import { cachePath, DATA_DIR, fmt, table } from './common.js';
+import { DATA_DIR, fmt, table } from './common.js';
 import { detectabilityRow, detectOutcomes, summarize, DETECTABILITY_HEAD, type DetectItem } from './detectability.js';
 import { nullSources, nullVideoSets, rejectedNulls, SCREEN_SEC, SCREEN_START_SEC } from './null-videos.js';
 import { contactReference, parseGroundTruth } from './ubfc2-hrv.js';
+import { cropPackets, subjectCrops } from './ubfc2.js';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 const published = (m: EngineMeasurement): boolean => m.cardiac.heartRate !== null && m.cardiac.heartRate !== undefined;
@@ -31,18 +32,18 @@ function windowReference(groundTruth: string, from: number, sec: number): number
   return contactReference({ ppg: cut(gt.ppg), oximeterHr: cut(gt.oximeterHr), tSec: cut(gt.tSec) }).beatHrBpm;
 }
 
-/** The original video's cached packets (ubfc-video.ts) cut to the replayed seconds, re-timed to 0. */
-function originalWindow(id: string): Packet[] | null {
-  const path = cachePath('ubfc-video', `${id}.m2.frames`);
-  if (!existsSync(path)) return null;
-  const file = decodeFramesFile(new Uint8Array(readFileSync(path)));
-  if (!file.ok) return null;
-  const t0 = file.packets.find((p) => 'tMicros' in p)?.tMicros ?? 0;
-  const from = t0 + SCREEN_START_SEC * 1e6;
+/**
+ * The same seconds of the original video, as the ubfc2 section's face crops (first-frame box, cached
+ * by ubfc2.ts; far cheaper than tracking the face again), re-timed to start at 0.
+ */
+async function originalWindow(id: string, video: string): Promise<Packet[]> {
+  const { meta, crops } = await subjectCrops(video, id);
+  const from = SCREEN_START_SEC * 1e6;
   const to = from + SCREEN_SEC * 1e6;
-  return file.packets
-    .filter((p) => 'tMicros' in p && p.tMicros >= from && p.tMicros < to)
-    .map((p) => ({ ...p, tMicros: (p as { tMicros: number }).tMicros - from }) as Packet);
+  const out: Packet[] = [];
+  for (const p of cropPackets(meta, crops))
+    if (p.tMicros >= from && p.tMicros < to) out.push({ ...p, tMicros: p.tMicros - from });
+  return out;
 }
 
 export async function run(): Promise<SectionOutput> {
@@ -88,11 +89,8 @@ export async function run(): Promise<SectionOutput> {
         if (!item?.groundTruth) continue;
         const referenceBpm = windowReference(item.groundTruth, SCREEN_START_SEC, SCREEN_SEC);
         replay.push({ pulse: m.raw.ppgSignal, sampleRateHz: m.raw.sampleRateHz, referenceBpm });
-        const orig = originalWindow(it.id);
-        if (orig) {
-          const mo = estimateOffline(orig);
-          original.push({ pulse: mo.raw.ppgSignal, sampleRateHz: mo.raw.sampleRateHz, referenceBpm });
-        }
+        const mo = estimateOffline(await originalWindow(it.id, item.video!));
+        original.push({ pulse: mo.raw.ppgSignal, sampleRateHz: mo.raw.sampleRateHz, referenceBpm });
       }
     } else {
       nullsPublished += pub;
@@ -124,7 +122,7 @@ export async function run(): Promise<SectionOutput> {
   ];
   const detectRows = [
     ...(dReplay ? [detectabilityRow('screen replay (45 kbit/s)', dReplay)] : []),
-    ...(dOrig ? [detectabilityRow('same seconds of the original video', dOrig)] : []),
+    ...(dOrig ? [detectabilityRow('same seconds of the original video (ubfc2 section crops)', dOrig)] : []),
   ];
   const markdown = [
     '## Real-user null videos (media → engine)',
@@ -149,7 +147,11 @@ export async function run(): Promise<SectionOutput> {
     `Does the pulse survive the replay? Detectability of the chain's pulse signal at each clip's own heart rate (60 / mean beat interval of the contact PPG over the replayed ${SCREEN_SEC} s), against its rank at the other subjects' rates (method: the skin-patch section). ${
       survives
         ? '**The pulse survives the replay** (p < 0.05): this set measures spoof resistance, not pulse absence; a published heart rate here is a replayed real pulse, and the engine has no liveness test to refuse it.'
-        : 'At this n the replayed pulse is not detectably there (p ≥ 0.05), so a published rate would be a guess; the set still measures spoof resistance rather than pulse absence, as a better screen could carry the pulse.'
+        : `At this n the replayed pulse is not detectably there (p ≥ 0.05)${
+            dOrig && dOrig.pValue >= 0.05
+              ? `, but neither is it in the same ${SCREEN_SEC} s of the original videos (p ${fmt(dOrig.pValue, 3)}): with six clips of 42 s the test is too weak to tell whether the replay removed the pulse`
+              : ''
+          }. The set measures spoof resistance rather than pulse absence: a better screen or camera could carry the pulse, and the engine has no liveness test.`
     }`,
     '',
     detectRows.length ? table(DETECTABILITY_HEAD, detectRows) : 'No labelled replay clips.',

@@ -12,7 +12,7 @@
 // VITALS_NULL_VIDEO_CACHE points elsewhere);
 // bump NULL_VIDEO_VERSION after changing a recipe or the media pipeline.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeFramesFile, type Packet } from '../../packages/protocol/src/index.js';
 import { packetsToFramesFile, videoToPackets } from '../../packages/media/src/index.js';
@@ -29,6 +29,13 @@ export const NULL_VIDEO_VERSION = 'n1';
 export const SCREEN_START_SEC = 3;
 /** Replay clip length, s (the shortest ubfc2 video is 46 s long). */
 export const SCREEN_SEC = 42;
+/**
+ * Clips per set. Modest on purpose: `videoToPackets` costs 1–5 min of wall time per clip on the
+ * shared 2-core machine, and every clip is made once and cached.
+ */
+export const STILL_CLIPS = 10;
+export const MOVING_CLIPS = 6;
+export const SCREEN_CLIPS = 6;
 
 interface Recipe {
   id: string;
@@ -161,7 +168,10 @@ async function build(set: string, r: Recipe): Promise<Cached> {
     if (file.ok) return { ...m, packets: file.packets };
   }
   const video = `${base}.mp4`;
-  if (!existsSync(video)) ff([...r.args, video]);
+  if (!existsSync(video)) {
+    ff([...r.args, `${base}.part.mp4`]); // renamed when complete: an interrupted run leaves no half clip
+    renameSync(`${base}.part.mp4`, video);
+  }
   const res = await videoToPackets(video);
   const out = { id: r.id, durationSec: r.durationSec, ...(res.ok ? {} : { code: res.code }) };
   if (res.ok) writeFileSync(`${base}.frames`, packetsToFramesFile(res.packets));
@@ -169,7 +179,7 @@ async function build(set: string, r: Recipe): Promise<Cached> {
   return { ...out, packets: res.ok ? res.packets : null };
 }
 
-/** The ubfc2 items: all 16 for the still and moving sets (no labels used), labelled ones for the replay. */
+/** The ubfc2 items: any subject for the still and moving sets (no labels used), labelled ones for the replay. */
 export function nullSources(): { all: ManifestItem[]; labelled: ManifestItem[] } {
   const items = (readManifest().sets.find((s) => s.name === 'ubfc2')?.items ?? []).filter((i) => i.video);
   return { all: items, labelled: items.filter((i) => i.referenceHeartRateBpm !== undefined) };
@@ -180,24 +190,26 @@ export const rejectedNulls = new Map<string, { id: string; code: string }[]>();
 
 export async function nullVideoSets(): Promise<NullVideoSet[]> {
   const { all, labelled } = nullSources();
-  const moving = all.filter((_, k) => k % 2 === 1);
+  const still = all.slice(0, STILL_CLIPS);
+  const moving = all.filter((_, k) => k % 2 === 1).slice(0, MOVING_CLIPS);
+  const screen = labelled.slice(0, SCREEN_CLIPS);
   const specs: { set: string; description: string; recipes: Recipe[] }[] = [
     {
       set: 'still',
       description:
-        'Printed photo / frozen frame: one frame of each ubfc2 subject held for 30 s (every fourth 60 s), temporal sensor noise (ffmpeg noise 4/8/12), slow exposure wander (±3 %), H.264 at 1.5 Mbit/s or 150 kbit/s. No pulse.',
-      recipes: all.map((it, k) => stillRecipe(it, k)),
+        'Printed photo / frozen frame: one frame of a ubfc2 subject (the first ten of the manifest, labelled or not) held for 30 s (every fourth 60 s), temporal sensor noise (ffmpeg noise 4/8/12), slow exposure wander (±3 %), H.264 at 1.5 Mbit/s or 150 kbit/s. No pulse.',
+      recipes: still.map((it, k) => stillRecipe(it, k)),
     },
     {
       set: 'moving',
       description:
-        'A face that moves without a pulse: the still frame of every other subject panned (±4 % of the frame), zoomed (1.04–1.26×) and rotated (±5°) along slow irregular paths (sums of 0.03–0.4 Hz sines), plus sensor noise and exposure wander as in the still set; 30 s (every fourth 60 s). No pulse.',
+        'A face that moves without a pulse: the still frame of every other subject of the manifest (six) panned (±4 % of the frame), zoomed (1.04–1.26×) and rotated (±5°) along slow irregular paths (sums of 0.03–0.4 Hz sines), plus sensor noise and exposure wander as in the still set; 30 s (every fourth 60 s). No pulse.',
       recipes: moving.map((it, k) => movingRecipe(it, k)),
     },
     {
       set: 'screen',
-      description: `A screen replaying a face video, re-shot: ${SCREEN_SEC} s of each labelled ubfc2 video (from ${SCREEN_START_SEC} s) downscaled to 320×240, gamma 1.25, contrast 0.85, blurred, a moiré-like grating, 30 → 24 → 30 fps (duplicated frames), light sensor noise, H.264 at 45 kbit/s. The subject's pulse may survive the replay: a spoof, not a pulse-less capture.`,
-      recipes: labelled.map((it) => screenRecipe(it)),
+      description: `A screen replaying a face video, re-shot: ${SCREEN_SEC} s of each of the first six labelled ubfc2 videos (from ${SCREEN_START_SEC} s) downscaled to 320×240, gamma 1.25, contrast 0.85, blurred, a moiré-like grating, 30 → 24 → 30 fps (duplicated frames), light sensor noise, H.264 at 45 kbit/s. The subject's pulse may survive the replay: a spoof, not a pulse-less capture.`,
+      recipes: screen.map((it) => screenRecipe(it)),
     },
   ];
   const sets: NullVideoSet[] = [];

@@ -1,0 +1,75 @@
+// The camera-HRV bar's measures (hrv-bar-data.ts, hrv-bar.ts): the pulse SNR grows with the pulse
+// and does not count the harmonic; the tolerance and the SNR bar behave as documented.
+import { describe, expect, it } from 'vitest';
+import { hrvOk, pulseSnrDb, withinTol, type Outcome } from './hrv-bar-data.js';
+import { snrBar } from './hrv-bar.js';
+
+const FS = 30;
+
+function signal(amplitude: number, harmonic: number, seed: number): Float64Array {
+  let s = seed >>> 0;
+  const r = (): number => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  const x = new Float64Array(60 * FS);
+  for (let i = 0; i < x.length; i++) {
+    const t = i / FS;
+    const noise = Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+    x[i] = amplitude * Math.sin(2 * Math.PI * 1.1 * t) + harmonic * Math.sin(2 * Math.PI * 2.2 * t) + noise;
+  }
+  return x;
+}
+
+function outcome(snrDb: number, rmssd: number): Outcome {
+  return {
+    fps: 30,
+    amplitude: 0.02,
+    kbps: null,
+    seed: 1,
+    snrDb,
+    truthRmssd: 30,
+    truthSdnn: 30,
+    rmssd,
+    sdnn: 30,
+    timingNoiseMs: 3,
+    level: 'good',
+    hrPublished: true,
+    hrvPublished: true,
+  };
+}
+
+describe('camera-HRV bar measures', () => {
+  it('pulse SNR rises with the pulse, is low without one, and ignores the harmonic', () => {
+    const none = pulseSnrDb(signal(0, 0, 1), FS, 66);
+    const weak = pulseSnrDb(signal(0.3, 0, 1), FS, 66);
+    const strong = pulseSnrDb(signal(1, 0, 1), FS, 66);
+    expect(none).toBeLessThan(-5);
+    expect(weak).toBeGreaterThan(none + 3);
+    expect(strong).toBeGreaterThan(weak + 5);
+    expect(Math.abs(pulseSnrDb(signal(1, 1, 1), FS, 66) - strong)).toBeLessThan(1);
+  });
+
+  it('tolerance is max(10 ms, 20 %), NaN never passes', () => {
+    expect(withinTol(39, 30)).toBe(true);
+    expect(withinTol(41, 30)).toBe(false);
+    expect(withinTol(115, 100)).toBe(true);
+    expect(withinTol(125, 100)).toBe(false);
+    expect(withinTol(NaN, 30)).toBe(false);
+    expect(hrvOk(outcome(10, 35))).toBe(true);
+  });
+
+  it('the SNR bar is the lowest SNR from which at least 80 % pass', () => {
+    const os = [
+      outcome(14, 31),
+      outcome(13, 32),
+      outcome(12, 33),
+      outcome(11, 60),
+      outcome(10, 34),
+      outcome(9, 70),
+      outcome(8, 80),
+    ];
+    expect(snrBar(os)).toBe(10);
+    expect(snrBar([outcome(12, 80), outcome(11, 90), outcome(10, 70)])).toBeNaN();
+  });
+});

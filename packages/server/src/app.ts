@@ -38,6 +38,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     // Fastify's own request lines log the concrete URL; ours (onResponse) log the route pattern.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newRequestId(),
+    // req.ip (every per-address limit), req.protocol and req.host follow X-Forwarded-* only from a
+    // peer VITALS_TRUST_PROXY trusts (trust-proxy.ts); by default none is.
+    trustProxy: ctx.config.trustProxy && [...ctx.config.trustProxy],
     bodyLimit: SIGNED_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // Refusals made before routing carry the envelope and X-Request-Id too (issue 19, defect 5).

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import { ConfigError } from './config-error.js';
+import { trustProxyFrom, type TrustProxy } from './trust-proxy.js';
 
 export interface Config {
   readonly dataDir: string;
@@ -57,11 +59,13 @@ export interface Config {
   readonly mediaThreads: number;
   /** How much lower those threads' CPU priority is (`VITALS_MEDIA_NICE`, 0-19; default 10; Linux). */
   readonly mediaNice: number;
+  /** Which peers may name the client in X-Forwarded-For (`VITALS_TRUST_PROXY`; trust-proxy.ts). */
+  readonly trustProxy: TrustProxy;
 }
 
 export type DemoMode = 'off' | 'loopback' | 'on';
 
-export class ConfigError extends Error {}
+export { ConfigError } from './config-error.js';
 
 /**
  * Defaults of the store's limits on PostgreSQL (docs/operating.md; docs/decisions.md, "Store
@@ -293,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     processes: processesFrom(env, flags.processes),
     mediaThreads: mediaThreadsFrom(env),
     mediaNice: mediaNiceFrom(env),
+    trustProxy: trustProxyFrom(env.VITALS_TRUST_PROXY),
   });
 }
 

@@ -24,7 +24,7 @@ import { ApiError } from '../errors.js';
 import { newLogId } from '../ids.js';
 import type { KeyRecord } from '../store/orgs-keys.js';
 import { appendUsage, type UsageRow } from '../store/usage-log.js';
-import { clientAddress, countRejection } from '../store/auth-rejections.js';
+import { countRejection, requestAddress } from '../store/auth-rejections.js';
 import type { NonceSpend } from '../store/nonces.js';
 import type { DbHandle } from '../store/db.js';
 import { takeJsonBody } from '../json.js';
@@ -177,7 +177,7 @@ export class SignatureLayer {
     const now = this.ctx.clock.now();
     // The per-key and log limits are rulings on a valid signature: only the key's holder reaches them.
     if (code !== 'rate_limited') {
-      const address = clientAddress(req.ip);
+      const address = requestAddress(req);
       const d = this.failedByAddress.hit(address, FAILED_SIGNATURES_PER_MIN, now);
       if (!d.allowed) {
         // A known key's owner sees one rate_limited row per address and window; the rest are counted.

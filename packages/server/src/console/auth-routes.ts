@@ -8,6 +8,7 @@ import { ConsoleLogin, ConsoleMe, ErrorEnvelope, envelopeOf } from '@vitals/prot
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { RateLimiter } from '../auth/rate-limiter.js';
+import { requestAddress } from '../store/auth-rejections.js';
 import { getOrg } from '../store/orgs-keys.js';
 import { findAccountByEmail, getAccount, normalizeEmail } from './accounts.js';
 import { decoyHash, verifyPassword } from './password.js';
@@ -62,7 +63,7 @@ export async function consoleAuthRoutes(app: FastifyInstance, ctx: AppContext): 
     },
     async (req, reply) => {
       const now = ctx.clock.now();
-      const byAddress = perAddress.hit(req.ip, LOGIN_PER_ADDRESS, now);
+      const byAddress = perAddress.hit(requestAddress(req), LOGIN_PER_ADDRESS, now);
       if (!byAddress.allowed) throw limited(byAddress.resetSec);
       const email = normalizeEmail(req.body.email);
       const byAccount = perAccount.hit(email, LOGIN_FAILURES_PER_ACCOUNT, now);

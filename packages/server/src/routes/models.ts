@@ -27,6 +27,7 @@ import type { ModelBundle } from '../models/bundle.js';
 import { sendEntity } from '../gzip-cache.js';
 import { createHash } from 'node:crypto';
 import { RateLimiter, rateHeaders } from '../auth/rate-limiter.js';
+import { requestAddress } from '../store/auth-rejections.js';
 
 export const MODELS_MANIFEST_PATH = '/sdk/v1/models/manifest';
 export const MODELS_FILES_PATH = '/sdk/v1/models/files';
@@ -78,7 +79,7 @@ export async function modelRoutes(app: FastifyInstance, ctx: AppContext): Promis
   /** The address's budget first (invalid grants count too), then the grant's. */
   const download = async (req: FastifyRequest): Promise<ModelBundle> => {
     const now = ctx.clock.now();
-    limit(perAddress, req.ip, MODEL_DOWNLOADS_PER_MIN.address, now, 'from this address');
+    limit(perAddress, requestAddress(req), MODEL_DOWNLOADS_PER_MIN.address, now, 'from this address');
     const bundle = await requireGrant(ctx, req);
     // Keyed by the token's hash: the grant itself is not kept.
     const grantKey = createHash('sha256')

@@ -42,6 +42,13 @@ export async function sweepRejections(db: Kysely<Database>, cutoffMs: number): P
 }
 
 /**
+ * The one address every per-address rule keys on (refused signatures, console sign-in, model
+ * downloads): `req.ip`, which is the X-Forwarded-For client only from a peer VITALS_TRUST_PROXY
+ * trusts (trust-proxy.ts), folded by `clientAddress`.
+ */
+export const requestAddress = (req: { ip: string | undefined }): string => clientAddress(req.ip);
+
+/**
  * The address a refusal is counted under: IPv4 as is (an IPv4-mapped IPv6 address as its IPv4), IPv6
  * by its /64, which one host usually holds whole, so rotating addresses inside it gains nothing.
  */

@@ -25,7 +25,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { verifySessionToken, type SessionClaims } from '../domain/session-token.js';
+import { FALLBACK_GRACE_EXTRA_SEC, verifySessionToken, type SessionClaims } from '../domain/session-token.js';
 import { assertCanSpend } from '../domain/jobs.js';
 import { getJob, isTerminal, type JobRow } from '../store/jobs.js';
 import { RateLimiter, rateHeaders } from '../auth/rate-limiter.js';
@@ -35,8 +35,6 @@ import { insertBatchJob } from './create-job.js';
 import { supersede } from './supersede.js';
 import { deleteObject } from './sweeper.js';
 import { newObjectKey } from '@vitals/protocol';
-
-export const FALLBACK_GRACE_EXTRA_SEC = 600;
 
 const uploads = new RateLimiter(FALLBACK_UPLOAD_WINDOW_SEC * 1000);
 const polls = new RateLimiter(60_000);

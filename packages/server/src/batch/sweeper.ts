@@ -9,6 +9,7 @@ import type { BatchRuntime } from './batch-runtime.js';
 import { expiredSettlement } from './process.js';
 import { FsObjectStore } from '../objects/fs-store.js';
 import { settleOrphanedSessions } from './orphans.js';
+import { expireUnusedSessions } from './unused-sessions.js';
 
 /** Deletes an object and marks its record; safe to call twice. */
 export async function deleteObject(ctx: AppContext, rt: BatchRuntime, objectKey: string): Promise<void> {
@@ -70,5 +71,6 @@ export async function sweepOnce(
     }
   }
   await settleOrphanedSessions(ctx);
+  await expireUnusedSessions(ctx);
   return { swept: due.length, expiredJobs, unremoved };
 }

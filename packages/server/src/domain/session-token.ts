@@ -33,6 +33,12 @@ export function signSessionToken(secret: string, claims: SessionClaims): string 
   return `${PREFIX}.${payload}.${b64u(mac(secret, payload))}`;
 }
 
+/**
+ * How long past `exp` + the session's duration the fallback endpoints still accept a token
+ * (batch/fallback.ts); the sweep of never-connected sessions waits for it too (batch/unused-sessions.ts).
+ */
+export const FALLBACK_GRACE_EXTRA_SEC = 600;
+
 export type TokenCheck =
   { ok: true; claims: SessionClaims } | { ok: false; code: 'token_invalid' | 'token_expired'; claims?: SessionClaims };
 

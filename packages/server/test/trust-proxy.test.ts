@@ -9,6 +9,7 @@ import { createWorld, type World } from './helpers.js';
 import { FAILED_SIGNATURES_PER_MIN } from '../src/auth/signature.js';
 import { MODEL_DOWNLOADS_PER_MIN, MODELS_FILES_PATH } from '../src/routes/models.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { LOGIN_PER_ADDRESS } from '../src/console/auth-routes.js';
 
 /** `n` unsigned calls to a signed route, as from `forwardedFor` (if any); the statuses. */
 async function refusals(w: World, n: number, forwardedFor?: string): Promise<number[]> {
@@ -62,6 +63,21 @@ describe('behind a trusted proxy', () => {
       for (let i = 0; i < MODEL_DOWNLOADS_PER_MIN.address; i++) expect(await get('203.0.113.7')).not.toBe(429);
       expect(await get('203.0.113.7')).toBe(429);
       expect(await get('198.51.100.9')).not.toBe(429);
+    }));
+
+  test('console sign-in attempts are limited per forwarded client too', async () =>
+    withWorld({ VITALS_TRUST_PROXY: '127.0.0.1' }, async (w) => {
+      let n = 0;
+      const signIn = (client: string) =>
+        fetch(`${w.baseUrl}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { origin: w.baseUrl!, 'content-type': 'application/json', 'x-forwarded-for': client },
+          // A new email each time, so that no account's own limit is reached first.
+          body: JSON.stringify({ email: `nobody${++n}@example.com`, password: 'guess' }),
+        }).then((r) => r.status);
+      for (let i = 0; i < LOGIN_PER_ADDRESS; i++) expect(await signIn('203.0.113.7')).toBe(401);
+      expect(await signIn('203.0.113.7')).toBe(429);
+      expect(await signIn('198.51.100.9')).toBe(401);
     }));
 });
 

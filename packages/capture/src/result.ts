@@ -13,7 +13,8 @@ export interface OnDeviceResult extends MeasurementInput {
   modelsVersion: string;
   durationSec: number;
   isComplete: boolean;
-  quality: { level: 'good' | 'fair' | 'poor'; score: number; usable: boolean };
+  /** The engine's quality, its reasons included (docs/engine.md, "Quality reasons"). */
+  quality: EngineMeasurement['quality'];
 }
 
 const isPoor = (m: EngineMeasurement): boolean =>

@@ -18,6 +18,7 @@
 import { powerSpectrum } from '../dsp/spectrum.js';
 import {
   bandObservable,
+  HARMONIC_CREDIT,
   HR_BAND,
   hrWindow,
   refineRateHz,
@@ -67,6 +68,22 @@ function addNormalised(acc: Float64Array, power: Float64Array, lo: number): void
   for (let i = 0; i < acc.length; i++) acc[i] += power[lo + i] / total;
 }
 
+/**
+ * The anchor's candidate score: each bin of the reference-weighted average plus half the weighted
+ * average at its double, capped at its own (hr-spectrum.ts's harmonic check, HARMONIC_CREDIT): a
+ * fundamental gains up to half again from its harmonic, and a sub-harmonic ghost (noise at half the
+ * rate) gains no more than its own noise. A double above the band counts as 0.
+ */
+export function harmonicCredited(avg: Float64Array, lo: number): Float64Array {
+  const out = new Float64Array(avg.length);
+  for (let i = 0; i < avg.length; i++) {
+    const j = 2 * (lo + i) - lo;
+    const h = j < avg.length ? avg[j] : 0;
+    out[i] = avg[i] + HARMONIC_CREDIT * Math.min(h, avg[i]);
+  }
+  return out;
+}
+
 export function captureHeartRate(
   pulse: Float64Array,
   sampleRateHz: number,
@@ -80,6 +97,11 @@ export function captureHeartRate(
      * as its noise, same window and step): its window spectra are reused instead of recomputed.
      */
     track?: HrTrack;
+    /**
+     * Pick the anchor after the window score's harmonic check (harmonicCredited). Off by default:
+     * measured, not adopted (docs/decisions.md, Engine: "The anchor's harmonic check").
+     */
+    harmonicCheck?: boolean;
   } = {},
 ): CaptureRate {
   const band = opts.band ?? HR_BAND;
@@ -121,8 +143,12 @@ export function captureHeartRate(
     for (let i = 0; i < states; i++) peak = Math.max(peak, ra[i]);
     if (peak > 0) for (let i = 0; i < states; i++) avg[i] /= 1 + (CAPTURE_REFERENCE_PENALTY * ra[i]) / peak;
   });
+  // Optionally the anchor is picked on the harmonic-credited average (the window score's check):
+  // on clean phantoms at 45–55 bpm it keeps the anchor off the double, on ubfc2 subject 10 it puts
+  // it on codec pumping at half the pulse (docs/decisions.md, Engine), so it is off by default.
+  const credited = opts.harmonicCheck ? harmonicCredited(avg, lo) : avg;
   let anchor = 0;
-  for (let i = 1; i < states; i++) if (avg[i] > avg[anchor]) anchor = i;
+  for (let i = 1; i < states; i++) if (credited[i] > credited[anchor]) anchor = i;
   const binBpm = windows[0].binHz * 60;
   const half = Math.round(CAPTURE_CORRIDOR_BPM / binBpm);
   const path = viterbiPath(windows, stepSec, {

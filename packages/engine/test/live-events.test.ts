@@ -20,8 +20,8 @@ function session(durationSec: number, heartRateBpm: number, seed: number) {
   return { hr, final, truthBpm: truth.heartRateBpm };
 }
 
-// Rates across the rest band; seeds 1 and 3 of each (seed 2's 25 s capture at 55 bpm has a final on
-// the harmonic, 112 bpm: a defect of the final's capture rate, reported, not of the live events).
+// Rates across the rest band; seeds 1 and 3 of each (harmonic-anchor.test.ts sweeps the finals at
+// 45–70 bpm).
 const cases = [55, 72, 110].flatMap((bpm) => [25, 60].flatMap((sec) => [1, 3].map((seed) => ({ bpm, sec, seed }))));
 
 describe('live hr events against the final (phantom)', () => {

@@ -5,7 +5,9 @@
 //    Electroacoust. 15(2), 1967; pyVHR `BPM.py` uses the same sliding windows). The average is then
 //    divided by (1 + K·r(f)/max r) for every pulse-less reference r (the background's POS pulse,
 //    the crop's texture energy; pulse/background-reference.ts), so frequencies where codec pumping
-//    or lighting live lose against the pulse. A pulse that is present at the same rate for much of
+//    or lighting live lose against the pulse. The anchor is the peak after a harmonic check (a bin
+//    gains half of what it and its double hold above the spectrum's mean), so a clean capture whose
+//    harmonic is as strong as its fundamental is not anchored on the double. A pulse that is present at the same rate for much of
 //    the capture adds up coherently across windows while noise peaks land anywhere, so the average
 //    finds the rate's neighbourhood even where single windows are at -10 dB.
 // 2. Rate: the windows' score spectra are Viterbi-tracked (hr-track.ts) inside ±15 bpm of the
@@ -18,6 +20,7 @@
 import { powerSpectrum } from '../dsp/spectrum.js';
 import {
   bandObservable,
+  HARMONIC_CREDIT,
   HR_BAND,
   hrWindow,
   refineRateHz,
@@ -67,6 +70,27 @@ function addNormalised(acc: Float64Array, power: Float64Array, lo: number): void
   for (let i = 0; i < acc.length; i++) acc[i] += power[lo + i] / total;
 }
 
+/**
+ * The anchor's candidate score: each bin of the reference-weighted average plus half of what it
+ * and its double both hold above the average's in-band mean (hr-spectrum.ts's harmonic check,
+ * HARMONIC_CREDIT, capped at the bin's own power as there). A fundamental gains up to half again
+ * from a harmonic that is a peak; broadband power is no evidence of a harmonic: without the floor,
+ * on a broad spectrum every bin below half the band's top gained ×1.5 and bins above (whose double
+ * is out of band) nothing, which moved ubfc2 subject 10 (110 bpm) to 51. A double above the band
+ * counts as 0, so a sub-harmonic ghost gains no more than its own excess.
+ */
+export function harmonicCredited(avg: Float64Array, lo: number): Float64Array {
+  const out = new Float64Array(avg.length);
+  let floor = 0;
+  for (let i = 0; i < avg.length; i++) floor += avg[i] / avg.length;
+  for (let i = 0; i < avg.length; i++) {
+    const j = 2 * (lo + i) - lo;
+    const h = j < avg.length ? avg[j] : 0;
+    out[i] = avg[i] + HARMONIC_CREDIT * Math.max(0, Math.min(h, avg[i]) - floor);
+  }
+  return out;
+}
+
 export function captureHeartRate(
   pulse: Float64Array,
   sampleRateHz: number,
@@ -80,6 +104,8 @@ export function captureHeartRate(
      * as its noise, same window and step): its window spectra are reused instead of recomputed.
      */
     track?: HrTrack;
+    /** Pick the anchor after the harmonic check (harmonicCredited); default true. */
+    harmonicCheck?: boolean;
   } = {},
 ): CaptureRate {
   const band = opts.band ?? HR_BAND;
@@ -121,8 +147,13 @@ export function captureHeartRate(
     for (let i = 0; i < states; i++) peak = Math.max(peak, ra[i]);
     if (peak > 0) for (let i = 0; i < states; i++) avg[i] /= 1 + (CAPTURE_REFERENCE_PENALTY * ra[i]) / peak;
   });
+  // The anchor is picked after the harmonic check: a clean phantom's band-limited pulse at 45–55
+  // bpm has its 2nd harmonic at 0.5–1.5× the fundamental's power (the 0.7 Hz band edge attenuates
+  // the fundamental), and the references' noise-level humps (each divides a bin by up to 5) can
+  // sit on the fundamental, so a plain peak went to the double (docs/decisions.md, Engine).
+  const credited = (opts.harmonicCheck ?? true) ? harmonicCredited(avg, lo) : avg;
   let anchor = 0;
-  for (let i = 1; i < states; i++) if (avg[i] > avg[anchor]) anchor = i;
+  for (let i = 1; i < states; i++) if (credited[i] > credited[anchor]) anchor = i;
   const binBpm = windows[0].binHz * 60;
   const half = Math.round(CAPTURE_CORRIDOR_BPM / binBpm);
   const path = viterbiPath(windows, stepSec, {

@@ -14,7 +14,8 @@ export interface HrBand {
 export const HR_BAND: HrBand = { lowHz: 0.7, highHz: 2.5 };
 /** Half-width around the rate and its harmonic counted as "signal" by the SQI. */
 const SQI_HALF_WIDTH_HZ = 0.12;
-const HARMONIC_CREDIT = 0.5;
+/** Share of the power at a candidate's double credited to it (capped at its own power). */
+export const HARMONIC_CREDIT = 0.5;
 /**
  * How strongly a frequency is down-weighted where the background reference carries power: the
  * score is divided by (1 + K·p_bg/max p_bg) (background-reference.ts).

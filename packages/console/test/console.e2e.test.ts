@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { canonicalString, hmacBase64, sha256Hex } from '@vitals/protocol';
+import { canonicalString, hmacBase64, QUALITY_REASON_HINTS, sha256Hex } from '@vitals/protocol';
 import { closeContext, createContext, loadConfig } from '@vitals/server';
 import { createOrg } from '../../server/src/store/orgs-keys.js';
 import { insertMeasurement } from '../../server/src/store/measurements.js';
@@ -171,7 +171,13 @@ test.skipIf(!chromium || !built)(
       );
       expect(r.status).toBe(201);
     }
-    expect((await world.signed(key, 'POST', '/sdk/v1/measurements', submission('bob', 0, 'poor'))).status).toBe(201);
+    const poor = submission('bob', 0, 'poor');
+    const bobs = await world.signed(key, 'POST', '/sdk/v1/measurements', {
+      ...poor,
+      quality: { ...poor.quality, reasons: [{ code: 'low_light', hint: 'a hint the service replaces' }] },
+    });
+    expect(bobs.status).toBe(201);
+    const poorId: string = bobs.body.data.id;
     const withRaw = await world.signed(
       key,
       'POST',
@@ -368,6 +374,14 @@ test.skipIf(!chromium || !built)(
     await page.getByRole('img', { name: /Raw PPG signal: 600 samples at 30 Hz/ }).waitFor();
     expect(await page.getByText('70 bpm').count()).toBeGreaterThan(0);
     await shot('09-measurement');
+    // A poor measurement says why, with the service's canonical hint (not the submitted text).
+    await page.goto(`${world.baseUrl}/console/measurements/${poorId}`);
+    const reasons = page.getByRole('list', { name: 'Quality reasons' });
+    await reasons.waitFor();
+    expect(await reasons.getByRole('listitem').allTextContents()).toEqual([
+      `Low light ${QUALITY_REASON_HINTS.low_light}`,
+    ]);
+    await shot('09b-measurement-reasons');
     await page.getByRole('link', { name: 'End users' }).click();
     await page.getByRole('table').waitFor();
     await shot('10-end-users');

@@ -15,4 +15,17 @@ export const METRIC_WORDS: Record<string, string> = {
 export const qualityTone = (level: string | undefined): Tone =>
   level === 'good' ? 'good' : level === 'fair' ? 'warn' : level === 'poor' ? 'bad' : 'neutral';
 
+/** Short names of the quality reason codes (docs/engine.md "Quality reasons"); unknown codes show as sent. */
+export const REASON_WORDS: Record<string, string> = {
+  face_lost: 'Face lost',
+  motion: 'Motion',
+  low_light: 'Low light',
+  overexposed: 'Overexposed',
+  flicker: 'Flickering light',
+  low_frame_rate: 'Low frame rate',
+  compression: 'Heavy compression',
+  too_short: 'Too short',
+  no_pulse: 'No pulse found',
+};
+
 export const POSITION_WORDS: Record<string, string> = { below: 'Below', within: 'Within', above: 'Above' };

@@ -8,7 +8,7 @@ import { WaveChart } from '../charts/line-chart.js';
 import { Badge, ErrorNote, Link, Loading, PageHead, Section } from '../components/ui.js';
 import { fmtDateTime, fmtNumber } from '../format.js';
 import { useLoad } from '../hooks.js';
-import { METRIC_WORDS, POSITION_WORDS, qualityTone } from './measurement-words.js';
+import { METRIC_WORDS, POSITION_WORDS, REASON_WORDS, qualityTone } from './measurement-words.js';
 
 interface AssessedMetric {
   metric: string;
@@ -103,6 +103,21 @@ export function MeasurementPage(props: { id: string }) {
                     </span>
                   </dd>
                 </div>
+                {m.quality?.reasons?.length ? (
+                  <div>
+                    <dt>Why</dt>
+                    <dd>
+                      <ul class="reasons" aria-label="Quality reasons">
+                        {m.quality.reasons.map((r) => (
+                          <li key={r.code}>
+                            <strong>{REASON_WORDS[r.code] ?? r.code}</strong>
+                            <span class="muted small"> {r.hint}</span>
+                          </li>
+                        ))}
+                      </ul>
+                    </dd>
+                  </div>
+                ) : null}
                 <div>
                   <dt>Origin</dt>
                   <dd>

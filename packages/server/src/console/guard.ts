@@ -54,7 +54,7 @@ export function clearedCookie(req: FastifyRequest, ctx: AppContext): string {
 
 /**
  * True when the request comes from a page of this server: its `Origin` is the address it was sent
- * to (`Host`) or VITALS_PUBLIC_URL; without `Origin`, `Sec-Fetch-Site: same-origin`. A browser sets
+ * to (`Host`, or a trusted proxy's `X-Forwarded-Host`) or VITALS_PUBLIC_URL; without `Origin`, `Sec-Fetch-Site: same-origin`. A browser sets
  * both on cross-site requests and a page cannot forge them.
  */
 export function fromOwnOrigin(req: FastifyRequest, ctx: AppContext): boolean {
@@ -71,7 +71,9 @@ export function fromOwnOrigin(req: FastifyRequest, ctx: AppContext): boolean {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
   if (ctx.config.publicUrl && u.origin === new URL(ctx.config.publicUrl).origin) return true;
   // The Host the request was sent to, read as the same scheme would (so `:80` and no port agree).
-  const host = req.headers.host;
+  // Fastify's `req.host` is X-Forwarded-Host only when the peer is a trusted proxy
+  // (VITALS_TRUST_PROXY), so a proxy that rewrites Host still matches its public origin.
+  const host = req.host;
   if (typeof host !== 'string' || host === '' || /[/?#@\\]/.test(host)) return false;
   try {
     return new URL(`${u.protocol}//${host}`).host === u.host;

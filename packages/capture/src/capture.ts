@@ -10,142 +10,32 @@
  * packets come back and go to the estimator's worker (on the device), the `StreamSession` (cloud)
  * and the frames file. A backlog over 1.5 s of frames drops new frames rather than growing.
  */
-import type { EngineEvent, EngineMeasurement } from '@vitals/engine';
-import { FramesWriter, SDK_VERSION, type FinalEvent, type StreamSession } from '@vitals/sdk';
-import { loadBundle, type LoadedBundle, type ModelGrant } from './bundle.js';
+import { FramesWriter, SDK_VERSION } from '@vitals/sdk';
+import { loadBundle, type LoadedBundle } from './bundle.js';
 import { CameraError, openCamera } from './camera.js';
+import type {
+  CaptureEvents,
+  CaptureMode,
+  CaptureOptions,
+  CaptureOutcome,
+  CaptureStats,
+  RunOptions,
+} from './capture-types.js';
+import { cameraCounts, nextMessage, type TrackerWorker, type TrackStats } from './capture-workers.js';
 import { Emitter } from './emitter.js';
 import { FrameSource, type CameraFrame } from './frame-source.js';
-import { Guidance, GUIDANCE_MESSAGES, type GuidanceCode } from './guidance.js';
-import type { WavePoint } from './on-device.js';
-import type { OnDeviceResult } from './result.js';
+import { Guidance, GUIDANCE_MESSAGES } from './guidance.js';
 import type { FromTracker, ToTracker } from './tracker-protocol.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
-export type CaptureMode = 'on-device' | 'cloud';
-
-export interface CaptureEvents {
-  state: { state: 'preparing' | 'ready' | 'measuring' | 'finishing' | 'done' | 'failed' };
-  guidance: { code: GuidanceCode | null; active: GuidanceCode[]; message: string | null };
-  progress: { fraction: number; elapsedSec: number; durationSec: number };
-  hr: { hr: number; sqi: number; tMs: number };
-  wave: WavePoint;
-  engine: EngineEvent;
-  /** Each packet the tracker made (wire bytes; `type` is its first byte). */
-  packet: { type: number; bytes: Uint8Array };
-}
-
-export interface CaptureOutcome {
-  mode: CaptureMode;
-  /** On the device: the `POST /sdk/v1/measurements` body for the page's backend. */
-  result?: OnDeviceResult;
-  /** On the device: the engine's own measurement (diagnostics). */
-  measurement?: EngineMeasurement;
-  /** Cloud: the session's `final` (its `measurement` is the stored one). */
-  final?: FinalEvent;
-  /** The frames file of the capture, when `keepFramesFile` was set. */
-  framesFile?: Uint8Array;
-  stats: CaptureStats;
-}
-
-export interface CaptureStats {
-  framesRead: number;
-  framesWithFace: number;
-  framesDropped: number;
-  /** Main-thread ms per camera frame: drawing it and reading its pixels back. */
-  mainMsPerFrame: number;
-  /** Tracker-worker ms per frame: RGB conversion, tracking, detection (averaged), crop, packets. */
-  trackerMsPerFrame: number;
-  /** Detector ms per analysis. */
-  detectMsPerCall: number;
-  /** Engine ms per face crop in the worker (on the device). */
-  workerMsPerFrame?: number;
-  /** ms from the page's time origin (navigation start) to the first face crop. */
-  firstCropMs?: number;
-  analysisHz: number;
-  /** Seconds the camera ran (since it was opened) before the capture's first frame: the start it skipped. */
-  cameraLeadSec?: number;
-  /**
-   * Frames the camera itself produced during the capture, and of those the ones the browser
-   * discarded before the page read them (`MediaStreamTrack.stats`, Chromium; absent elsewhere).
-   * Against `framesRead`: a camera that produced fewer is slow, a page that read fewer lost frames.
-   */
-  cameraFrames?: number;
-  cameraFramesDiscarded?: number;
-  bundleTransferBytes: number;
-  humanLoadMs: number;
-}
-
-export interface CaptureOptions {
-  /** The preview element; gets `playsinline`, `muted` and the camera stream. */
-  video: HTMLVideoElement;
-  /** The grant (or how to get one: the page's backend mints it with the key). */
-  grant: ModelGrant | (() => Promise<ModelGrant>);
-  /** A stream to use instead of opening the front camera. */
-  stream?: MediaStream;
-  /** URL of estimator-worker.js; default beside this module. */
-  workerUrl?: string | URL;
-  /** URL of tracker-worker.js; default beside this module. */
-  trackerWorkerUrl?: string | URL;
-  /** Share of wall-clock time detection may take before the analysis rate steps down. Default 0.35. */
-  detectBudget?: number;
-}
-
-export interface RunOptions {
-  mode: CaptureMode;
-  durationSec: number;
-  /** Cloud: a started or idle `StreamSession` (any delivery mode); it is started if idle. */
-  session?: StreamSession;
-  /** Also keep the capture as a frames file (both modes). */
-  keepFramesFile?: boolean;
-  signal?: AbortSignal;
-}
-
-interface TrackerWorker {
-  worker: Worker;
-  version: string;
-  backend: string;
-  loadMs: number;
-}
-
-/** Waits for the first message of `worker` that `pick` accepts (or an `error` message). */
-function nextMessage<T>(worker: Worker, pick: (d: FromTracker | FromWorker) => T | undefined): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMsg = (e: MessageEvent<FromTracker | FromWorker>): void => {
-      if (e.data.t === 'error') {
-        done();
-        reject(new Error(e.data.message));
-        return;
-      }
-      const v = pick(e.data);
-      if (v !== undefined) {
-        done();
-        resolve(v);
-      }
-    };
-    const onErr = (e: ErrorEvent): void => {
-      done();
-      reject(new Error(`a capture worker failed: ${e.message}`));
-    };
-    const done = (): void => {
-      worker.removeEventListener('message', onMsg);
-      worker.removeEventListener('error', onErr);
-    };
-    worker.addEventListener('message', onMsg);
-    worker.addEventListener('error', onErr);
-  });
-}
-
-/** `MediaStreamTrack.stats` of a video track (Chromium). */
-interface TrackStats {
-  totalFrames: number;
-  discardedFrames: number;
-}
-
-function cameraCounts(a?: TrackStats, b?: TrackStats): Pick<CaptureStats, 'cameraFrames' | 'cameraFramesDiscarded'> {
-  if (!a || !b || typeof a.totalFrames !== 'number') return {};
-  return { cameraFrames: b.totalFrames - a.totalFrames, cameraFramesDiscarded: b.discardedFrames - a.discardedFrames };
-}
+export type {
+  CaptureEvents,
+  CaptureMode,
+  CaptureOptions,
+  CaptureOutcome,
+  CaptureStats,
+  RunOptions,
+} from './capture-types.js';
 
 export class VitalsCapture extends Emitter<CaptureEvents> {
   private bundle: LoadedBundle | null = null;

@@ -15,6 +15,7 @@ import { DATA_DIR, readManifest } from './common.js';
 import { processVideo } from './ubfc-video.js';
 import { cropPackets, subjectCrops } from './ubfc2.js';
 import { patchTrace } from './skin-patches.js';
+import { wallPackets, wallSources } from './wall-crops.js';
 import { readFileSync } from 'node:fs';
 
 export interface GateCapture {
@@ -154,6 +155,30 @@ export async function ubfc2Captures(): Promise<{ nulls: GateCapture[]; labelled:
     }
   }
   return { nulls, labelled };
+}
+
+/**
+ * The ubfc2 wall boxes (wall-crops.ts): whole crops of plain background from every ubfc2 video, so
+ * the evidences that need the crop's pixels (the face quadrants' coherence) meet the same codec,
+ * camera and light as the faces; cut like the backgrounds (20 s, 60 s, whole).
+ */
+export async function wallCaptures(): Promise<GateCapture[]> {
+  const out: GateCapture[] = [];
+  for (const src of wallSources()) {
+    const boxes = await wallPackets(src.id, src.video);
+    boxes.forEach((ps, k) => {
+      const source = `${src.id} box ${k}`;
+      for (const [sec, from] of [
+        [20, 5],
+        [60, 0],
+      ] as const) {
+        const c = cut(ps, from, sec);
+        if (c) out.push(measure('ubfc2 wall boxes (crop path)', source, buildRgbTrace(c), NaN, false));
+      }
+      out.push(measure('ubfc2 wall boxes (crop path)', source, buildRgbTrace(ps)));
+    });
+  }
+  return out;
 }
 
 /** The skin patches: a pulse the detectability test cannot find, so the gate must publish none. */

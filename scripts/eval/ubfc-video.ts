@@ -5,7 +5,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeFramesFile, type Packet } from '../../packages/protocol/src/index.js';
-import { estimateOffline } from '../../packages/engine/src/index.js';
+import { buildRgbTrace } from '../../packages/engine/src/index.js';
+import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
+import { PUBLISH_EVIDENCE } from '../../packages/engine/src/quality/quality.js';
 import { packetsToFramesFile, videoToPackets, type VideoStats } from '../../packages/media/src/index.js';
 import { cachePath, DATA_DIR, errorStats, fmt, readManifest, statsRow, table } from './common.js';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
@@ -48,6 +50,7 @@ export async function run(): Promise<SectionOutput> {
   const all = { est: [] as number[], ref: [] as number[] };
   const clean = { est: [] as number[], ref: [] as number[] };
   const published = { est: [] as number[], ref: [] as number[] };
+  const withheld: string[] = [];
   let mediaSeconds = 0;
   let mediaVideoSeconds = 0;
   for (const item of set.items) {
@@ -61,12 +64,16 @@ export async function run(): Promise<SectionOutput> {
       (item.referenceHeartRateBpm ? rows : blind).push([item.id, p.code ?? 'error', ...media]);
       continue;
     }
-    const m = estimateOffline(p.packets);
+    // estimateOffline's body (buildRgbTrace → analyzeTrace), also returning the evidence the gate weighed.
+    const a = analyzeTraceWithInternals(buildRgbTrace(p.packets));
+    const m = a.measurement;
+    const ev = a.evidence;
+    const evText = ev ? `${fmt(ev.score, 2)} (${fmt(ev.zSqi, 2)} / ${fmt(ev.zShare, 2)})` : '–';
     const est = m.stats.internalHeartRateBpm ?? NaN;
     const pub = m.cardiac.heartRate?.value ?? null;
     const ref = item.referenceHeartRateBpm;
     if (ref === undefined) {
-      blind.push([item.id, fmt(est), pub === null ? '–' : fmt(pub), m.quality.level, ...media]);
+      blind.push([item.id, fmt(est), pub === null ? '–' : fmt(pub), m.quality.level, evText, ...media]);
       continue;
     }
     const note = CORRUPT_OXIMETER.has(item.id) ? 'PPG-derived reference' : '';
@@ -77,9 +84,11 @@ export async function run(): Promise<SectionOutput> {
       fmt(est - ref),
       pub === null ? '–' : fmt(pub),
       m.quality.level,
+      evText,
       ...media,
       note,
     ]);
+    if (pub === null) withheld.push(`${item.id} ${fmt(ev?.score ?? NaN, 2)}`);
     if (!Number.isFinite(est)) continue;
     all.est.push(est);
     all.ref.push(ref);
@@ -131,11 +140,27 @@ export async function run(): Promise<SectionOutput> {
     '',
     '"est" is the chain\'s heart rate whatever the quality verdict; "published" is what a measurement would report (null when quality is poor).',
     '',
-    table(['subject', 'ref', 'est', 'error', 'published', 'quality', 'face presence', 'face width px', 'note'], rows),
+    table(
+      [
+        'subject',
+        'ref',
+        'est',
+        'error',
+        'published',
+        'quality',
+        'evidence score (window SQI / agreement)',
+        'face presence',
+        'face width px',
+        'note',
+      ],
+      rows,
+    ),
+    '',
+    `Withheld labelled subjects and their evidence scores: ${withheld.length ? withheld.join(', ') : 'none'}; the gate publishes from ${PUBLISH_EVIDENCE}, and the pulse-less captures' maximum is in "Quality gate: the publication decision" (null sets table). The evidence score is the stronger of its two parts (quality.ts \`pulseEvidence\`).`,
     '',
     'Held out (no labels here; estimates listed blind):',
     '',
-    table(['subject', 'est', 'published', 'quality', 'face presence', 'face width px'], blind),
+    table(['subject', 'est', 'published', 'quality', 'evidence score', 'face presence', 'face width px'], blind),
     '',
     `Media throughput on this run: ${fmt(mediaVideoSeconds, 0)} s of video in ${fmt(mediaSeconds, 0)} s (0 s when every video came from the cache).`,
     '',

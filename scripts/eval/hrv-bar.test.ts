@@ -1,8 +1,8 @@
 // The camera-HRV bar's measures (hrv-bar-data.ts, hrv-bar.ts): the pulse SNR grows with the pulse
 // and does not count the harmonic; the tolerance and the SNR bar behave as documented.
 import { describe, expect, it } from 'vitest';
-import { hrvOk, pulseSnrDb, withinTol, type Outcome } from './hrv-bar-data.js';
-import { snrBar } from './hrv-bar.js';
+import { hrvOk, publishable, pulseSnrDb, withinTol, type Outcome } from './hrv-bar-data.js';
+import { calibratedRule, snrBar } from './hrv-bar.js';
 
 const FS = 30;
 
@@ -21,9 +21,9 @@ function signal(amplitude: number, harmonic: number, seed: number): Float64Array
   return x;
 }
 
-function outcome(snrDb: number, rmssd: number): Outcome {
+function outcome(snrDb: number, rmssd: number, timingNoiseMs = 3, fps = 30): Outcome {
   return {
-    fps: 30,
+    fps,
     amplitude: 0.02,
     kbps: null,
     seed: 1,
@@ -32,10 +32,13 @@ function outcome(snrDb: number, rmssd: number): Outcome {
     truthSdnn: 30,
     rmssd,
     sdnn: 30,
-    timingNoiseMs: 3,
+    timingNoiseMs,
+    nnCount: 60,
+    acceptedFraction: 1,
+    durationSec: 60,
     level: 'good',
     hrPublished: true,
-    hrvPublished: true,
+    eligible: true,
   };
 }
 
@@ -71,5 +74,32 @@ describe('camera-HRV bar measures', () => {
     ];
     expect(snrBar(os)).toBe(10);
     expect(snrBar([outcome(12, 80), outcome(11, 90), outcome(10, 70)])).toBeNaN();
+  });
+
+  it('the calibrated rule publishes no calibration capture outside the tolerance, and the most of the rest', () => {
+    // Shares 3·noise/RMSSD: 0.15, 0.25, 0.30 (within), 0.32 at 20 fps (outside), 0.45 (outside).
+    const os = [
+      outcome(10, 30, 1.5, 30),
+      outcome(10, 30, 2.5, 60),
+      outcome(10, 30, 3, 30),
+      outcome(10, 45, 4.8, 20),
+      outcome(10, 45, 6.75, 30),
+    ];
+    // Share ≤ 0.30 from 20 or from 30 fps up both publish 3: the smaller share, then the higher floor.
+    expect(calibratedRule(os, [20, 30, 60])).toEqual({ share: 0.3, minFps: 30, published: 3 });
+    // A fourth capture within the tolerance at 30 fps, share 0.40: only the 30 fps floor keeps it.
+    expect(calibratedRule([...os, outcome(10, 30, 4, 30)], [20, 30, 60])).toEqual({
+      share: 0.4,
+      minFps: 30,
+      published: 4,
+    });
+    expect(calibratedRule([outcome(10, 80, 3)], [30])).toBeNull();
+  });
+
+  it('the engine rule on cached internals: withholds a noisy share, a low frame rate or a fair capture', () => {
+    expect(publishable(outcome(10, 30, 1))).toBe(true);
+    expect(publishable(outcome(10, 30, 5))).toBe(false);
+    expect(publishable(outcome(10, 30, 1, 25))).toBe(false);
+    expect(publishable({ ...outcome(10, 30, 1), level: 'fair' })).toBe(false);
   });
 });

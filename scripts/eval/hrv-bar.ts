@@ -1,19 +1,28 @@
 // Eval section "What camera HRV needs" (issue 17, item 5): on phantom captures with known RR series,
 // at which pulse SNR, frame rate and H.264 bitrate the chain's RMSSD and SDNN come within
-// max(10 ms, 20 %) of the truth; whether the HRV publication rule (estimators/analyze.ts
-// `hrvPublishable`, beats/timing-noise.ts) publishes only such captures; and where the labelled
-// ubfc2 videos stand against that bar (the ubfc2 section's face crops).
+// max(10 ms, 20 %) of the truth; the HRV rule's threshold (estimators/analyze.ts `hrvPublishable`,
+// beats/timing-noise.ts) as chosen on calibration seeds and judged on fresh validation seeds; and
+// where the labelled ubfc2 videos stand against that bar (the ubfc2 section's face crops).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRgbTrace } from '../../packages/engine/src/index.js';
 import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
 import { DATA_DIR, ffprobePath, fmt, readManifest, table } from './common.js';
+import { TIMING_NOISE_MAX_SHARE, TIMING_NOISE_RMSSD_FACTOR } from '../../packages/engine/src/beats/timing-noise.js';
+import { HRV_MIN_SAMPLE_RATE_HZ } from '../../packages/engine/src/estimators/analyze.js';
 import {
+  CALIBRATION_SEEDS,
+  CODEC_CALIBRATION_SEEDS,
+  CODEC_VALIDATION_SEEDS,
   conditions,
+  FRAME_RATES,
   hrvOk,
+  isCalibration,
   outcomes,
   PHANTOM_SEC,
+  publishable,
+  VALIDATION_SEEDS,
   pulseSnrDb,
   TOL_MS,
   TOL_SHARE,
@@ -55,8 +64,8 @@ function groupRow(label: (string | number)[], os: Outcome[]): (string | number)[
     fmt(median(os.map((o) => o.sdnn - o.truthSdnn)), 0),
     fmt(median(os.map((o) => o.timingNoiseMs)), 1),
     `${os.filter(hrvOk).length}/${os.length}`,
-    `${os.filter((o) => o.hrvPublished).length}/${os.length}`,
-    `${os.filter((o) => o.hrvPublished && !hrvOk(o)).length}`,
+    `${os.filter(publishable).length}/${os.length}`,
+    `${os.filter((o) => publishable(o) && !hrvOk(o)).length}`,
   ];
 }
 
@@ -107,6 +116,7 @@ async function realVideoRows(bar: number): Promise<(string | number)[][]> {
       fmt(r?.rmssdMs, 0),
       fmt(h && r ? h.rmssdMs - r.rmssdMs : NaN, 0),
       fmt(h && r ? h.sdnnMs - r.sdnnMs : NaN, 0),
+      fmt(h ? (TIMING_NOISE_RMSSD_FACTOR * (vitals?.timingNoiseMs ?? NaN)) / h.rmssdMs : NaN, 2),
       ok ? 'yes' : 'no',
       m.hrv ? 'yes' : 'no',
     ]);
@@ -114,21 +124,85 @@ async function realVideoRows(bar: number): Promise<(string | number)[][]> {
   return rows;
 }
 
+/** The rule's statistic (beats/timing-noise.ts): 3 × timing noise / RMSSD, published at ≤ TIMING_NOISE_MAX_SHARE. */
+export const noiseShare = (o: Outcome): number => (TIMING_NOISE_RMSSD_FACTOR * o.timingNoiseMs) / o.rmssd;
+/** Grid on which the share is chosen (coarse, so it is not fitted to one capture's value). */
+const SHARE_GRID = Array.from({ length: 20 }, (_, i) => (i + 1) / 20);
+
+/** Published under thresholds: eligible, noise share ≤ share and frame rate ≥ minFps. */
+const passes = (o: Outcome, share: number, minFps: number): boolean =>
+  o.eligible && noiseShare(o) <= share + 1e-9 && o.fps >= minFps;
+
+export interface CalibratedRule {
+  share: number;
+  /** The lowest tested frame rate the rule admits (the engine's floor must lie above the next lower one). */
+  minFps: number;
+  published: number;
+}
+
+/**
+ * The thresholds the calibration captures choose: of the (share, lowest admitted tested frame rate)
+ * pairs that publish no eligible calibration capture outside the tolerance, the one that publishes
+ * the most (ties: the smaller share, then the higher frame rate). Null when none publishes any.
+ */
+export function calibratedRule(os: Outcome[], frameRates: number[]): CalibratedRule | null {
+  let best: CalibratedRule | null = null;
+  const rates = [...frameRates].sort((a, b) => b - a);
+  for (const share of SHARE_GRID)
+    for (const minFps of rates) {
+      const p = os.filter((o) => passes(o, share, minFps));
+      if (!p.length || p.some((o) => !hrvOk(o))) continue;
+      if (!best || p.length > best.published) best = { share, minFps, published: p.length };
+    }
+  return best;
+}
+
+function ruleRow(label: string, os: Outcome[], pub: (o: Outcome) => boolean): (string | number)[] {
+  const p = os.filter(pub);
+  return [
+    label,
+    os.length,
+    os.filter(hrvOk).length,
+    os.filter((o) => o.eligible).length,
+    p.length,
+    p.filter(hrvOk).length,
+    p.filter((o) => !hrvOk(o)).length,
+    os.filter((o) => !pub(o) && hrvOk(o)).length,
+  ];
+}
+
 export async function run(): Promise<SectionOutput> {
   const { grid, codec } = conditions();
-  const raw = await outcomes(grid);
-  const coded = await outcomes(codec);
+  const raw = await outcomes(grid, 'rendered');
+  const coded = await outcomes(codec, 'h264');
   const all = [...raw, ...coded];
+  const cal = all.filter(isCalibration);
+  const val = all.filter((o) => !isCalibration(o));
+  const chosen = calibratedRule(cal, FRAME_RATES);
+  const engineShare = TIMING_NOISE_MAX_SHARE;
+  const engineFps = HRV_MIN_SAMPLE_RATE_HZ;
+  const below = chosen ? Math.max(0, ...FRAME_RATES.filter((f) => f < chosen.minFps)) : NaN;
+  // The engine's floor must admit the chosen rate and exclude the next lower tested one.
+  const agrees =
+    chosen !== null && engineShare <= chosen.share + 1e-9 && engineFps <= chosen.minFps && engineFps > below;
+  const valPub = val.filter(publishable);
+  const valBad = valPub.filter((o) => !hrvOk(o));
+  const calPub = cal.filter(publishable);
+  const calBad = calPub.filter((o) => !hrvOk(o));
   const byFps = groupBy(raw, (o) => o.fps);
-  // Per frame rate: the weakest pulse from which every capture at that amplitude and above passes.
+  // Per frame rate: the weakest pulse from which at least BAR_SHARE of the captures at that amplitude and above pass.
   const fpsRows = [...byFps].map(([fps, os]) => {
     const amps = [...new Set(os.map((o) => o.amplitude))].sort((a, b) => a - b);
-    const need = amps.find((a) => os.filter((o) => o.amplitude >= a).every(hrvOk));
+    const need = amps.find((a) => {
+      const above = os.filter((o) => o.amplitude >= a);
+      return above.filter(hrvOk).length >= BAR_SHARE * above.length;
+    });
     const at = os.filter((o) => o.amplitude === need);
     return [
       fps,
       need === undefined ? 'none tested' : `${(need * 100).toFixed(1)} %`,
       need === undefined ? '–' : fmt(median(at.map((o) => o.snrDb)), 1),
+      `${os.filter(publishable).length}/${os.length}`,
     ];
   });
   const gridRows = [...groupBy(raw, (o) => `${o.fps}|${o.amplitude}`)].map(([k, os]) => {
@@ -142,35 +216,36 @@ export async function run(): Promise<SectionOutput> {
   const bar = snrBar(raw.filter((o) => o.fps >= 25));
   const barCodec = snrBar(coded);
   const codecOk = coded.filter(hrvOk).length;
-  const codecPubBad = coded.filter((o) => o.hrvPublished && !hrvOk(o)).length;
-  const pub = all.filter((o) => o.hrvPublished);
-  const pubBad = pub.filter((o) => !hrvOk(o));
-  const aboveBar = raw.filter((o) => o.snrDb >= bar && o.fps >= 25);
-  const withheldGood = all.filter((o) => !o.hrvPublished && hrvOk(o));
-  // A candidate extra condition, evaluated from the same outcomes: the pulse SNR at or above the bar.
-  const cand = pub.filter((o) => o.snrDb >= bar);
-  const candBad = cand.filter((o) => !hrvOk(o));
-  // The rule's own statistic (beats/timing-noise.ts): 3 × timing noise / RMSSD, published when ≤ 0.5.
-  const ratio = (o: Outcome): number => (3 * o.timingNoiseMs) / o.rmssd;
-  const span = (os: Outcome[]): string => {
-    const v = os.map(ratio).filter((x) => Number.isFinite(x));
-    return v.length ? `${fmt(Math.min(...v), 2)}–${fmt(Math.max(...v), 2)}` : '–';
-  };
-  const overlap = (good: Outcome[], bad: Outcome[]): string => {
-    const g = good.map(ratio).filter((x) => Number.isFinite(x));
-    const b = bad.map(ratio).filter((x) => Number.isFinite(x));
-    if (!g.length || !b.length) return '';
-    const below = g.filter((x) => x < Math.min(...b)).length;
-    return `: a stricter threshold below ${fmt(Math.min(...b), 2)} would withhold every capture outside the tolerance and keep ${below} of the ${g.length} within it (a choice made on these same captures, so not adopted without a fresh set)`;
-  };
+  const codecPub = coded.filter(publishable).length;
+  const oldRule = (o: Outcome): boolean => passes(o, 0.5, 0);
+  const ruleTable = table(
+    [
+      'rule',
+      'captures',
+      'within tolerance',
+      'eligible (other conditions)',
+      'HRV published',
+      'published within tolerance',
+      'published outside tolerance',
+      'within tolerance, withheld',
+    ],
+    [
+      ruleRow('calibration seeds, previous rule (share ≤ 0.50)', cal, oldRule),
+      ruleRow('validation seeds, previous rule (share ≤ 0.50)', val, oldRule),
+      ruleRow('calibration seeds, share ≤ 0.35, any frame rate', cal, (o) => passes(o, 0.35, 0)),
+      ruleRow('validation seeds, share ≤ 0.35, any frame rate', val, (o) => passes(o, 0.35, 0)),
+      ruleRow(`calibration seeds, this rule`, cal, publishable),
+      ruleRow(`validation seeds, this rule`, val, publishable),
+    ],
+  );
   const real = await realVideoRows(bar);
   const headline: HeadlineRow[] = [
     {
       area: 'Camera HRV bar (phantom)',
-      figure: `HRV published outside the tolerance (RMSSD and SDNN within max(${TOL_MS} ms, ${TOL_SHARE * 100} %) of the truth), phantom at 15–60 fps and through H.264`,
-      value: `${pubBad.length} of ${pub.length} published (${all.length} captures); SNR bar ${fmt(bar, 1)} dB at ≥ 25 fps; within tolerance through H.264 ≤ 2 Mbit/s: ${codecOk}/${coded.length}`,
+      figure: `HRV published outside the tolerance (RMSSD and SDNN within max(${TOL_MS} ms, ${TOL_SHARE * 100} %) of the truth) on the validation seeds, phantom at 15–60 fps and through H.264`,
+      value: `${valBad.length} of ${valPub.length} published (${val.length} captures; ${valPub.length - valBad.length} within tolerance published); threshold chosen on ${cal.length} calibration captures`,
       target: '0 published outside tolerance',
-      met: pubBad.length === 0,
+      met: valBad.length === 0 && agrees,
       reference: 'phantom truth (known RR series)',
       command: '`npm run eval`',
     },
@@ -178,25 +253,25 @@ export async function run(): Promise<SectionOutput> {
   const markdown = [
     '## What camera HRV needs (phantom bar)',
     '',
-    `Phantom captures of ${PHANTOM_SEC} s with a known RR series (RSA 60 ms peak to peak, 25 ms AR jitter; heart rate 64 bpm (seed 1) and, at 30 fps, also 88 bpm (seed 2)) at graded pulse amplitudes and frame rates, crops analysed as rendered (sensor noise 2 levels per pixel, 8-bit), and at 30 fps through an H.264 round trip at several bitrates (scripts/eval/phantom-codec.ts: the 36×36 crop scaled to a 180×180 face in a 640×480 frame with temporal sensor noise, x264 at the bitrate, the face box scaled back; the tracker is bypassed). Pulse SNR: power within ±0.1 Hz of the true rate over the rest of the 42–150 bpm band (leaving out ±0.1 Hz around the first harmonic, so the figure does not depend on whether the harmonic falls in the band), Welch spectrum of 20 s segments of the chain's pulse signal (after de Haan & Jeanne 2013). Tolerance: RMSSD and SDNN each within max(${TOL_MS} ms, ${TOL_SHARE * 100} %) of the truth, from the chain's own beats whatever the gate says. "HRV published" is the measurement's \`hrv\` block (a \`good\` capture, ≥ 15 NN intervals, ≥ 60 % accepted, beat-timing noise × 3 ≤ RMSSD / 2).`,
+    `Phantom captures of ${PHANTOM_SEC} s with a known RR series at graded pulse amplitudes (1–4 %) and frame rates (15–60 fps), crops analysed as rendered (sensor noise 2 levels per pixel, 8-bit), and at 30 fps through an H.264 round trip at several bitrates (scripts/eval/phantom-codec.ts: the 36×36 crop scaled to a 180×180 face in a 640×480 frame with temporal sensor noise, x264 at the bitrate, the face box scaled back; the tracker is bypassed). Each seed has its own rhythm: heart rate 55–104 bpm, respiratory sinus arrhythmia 30–90 ms peak to peak, other jitter 10–35 ms (true RMSSD ${fmt(Math.min(...all.map((o) => o.truthRmssd)), 0)}–${fmt(Math.max(...all.map((o) => o.truthRmssd)), 0)} ms). Two sets of seeds over the same conditions: **calibration** (${CALIBRATION_SEEDS.length} seeds as rendered, ${CODEC_CALIBRATION_SEEDS.length} through H.264; ${cal.length} captures), on which the rule's threshold is chosen, and **validation** (${VALIDATION_SEEDS.length} and ${CODEC_VALIDATION_SEEDS.length} fresh seeds; ${val.length} captures), which judges it. Pulse SNR: power within ±0.1 Hz of the true rate over the rest of the 42–150 bpm band (leaving out ±0.1 Hz around the first harmonic), Welch spectrum of 20 s segments of the chain's pulse signal (after de Haan & Jeanne 2013). Tolerance: RMSSD and SDNN each within max(${TOL_MS} ms, ${TOL_SHARE * 100} %) of the truth, from the chain's own beats whatever the gate says.`,
     '',
-    `**The bar.** Pulse SNR: ${fmt(bar, 1)} dB at ≥ 25 fps on the rendered crops (the lowest SNR from which at least ${BAR_SHARE * 100} % of the captures at or above it pass, "–" when none does); the figure is approximate and rate-dependent: the 88 bpm captures were within the tolerance at 8.4–8.6 dB, because a faster rhythm with the same RR variability spreads its spectral line wider than the ±0.1 Hz the SNR counts. Frame rate: the weakest pulse that passes at each rate (every capture at that amplitude and above within the tolerance):`,
+    `**The rule** (estimators/analyze.ts \`hrvPublishable\`, docs/engine.md step 8): HRV is published for a \`good\` capture of ≥ 20 s with ≥ 15 NN intervals and ≥ 60 % accepted ("eligible") when the beat-timing noise share, 3 × timing noise / RMSSD, is at most ${fmt(engineShare, 2)} (it was 0.50) and the capture is sampled at ≥ ${engineFps} Hz (new). The calibration seeds choose ${chosen ? `share ≤ ${fmt(chosen.share, 2)} from ${chosen.minFps} fps up (${chosen.published} calibration captures published, none outside the tolerance)` : 'nothing'}: of the pairs (share on a 0.05 grid, lowest admitted tested frame rate) that publish no eligible calibration capture outside the tolerance, the one that publishes the most. The engine's constants (beats/timing-noise.ts \`TIMING_NOISE_MAX_SHARE\`, analyze.ts \`HRV_MIN_SAMPLE_RATE_HZ\`, set between the tested rates so that a 29–30 fps webcam passes) ${agrees ? 'are that choice' : '**differ from that choice**'}. How it was chosen: the share alone, chosen on seeds 1–6 (0.35), published 4 of 45 HRVs of seeds 101–106 outside the tolerance (all at 15–25 fps, RMSSD 11–27 ms too high); those seeds then joined the calibration and seeds 201–206, never analysed before the choice, are the validation. A beat-template SNR (each beat against the capture's average beat) was tried as the second condition and dropped: on the phantom it levels off at 15–18 dB whatever the pulse amplitude (a 2 % and an 8 % pulse at sensor noise 1 and 0.5 both gave 15.5–15.8 dB), so it measured the beat shape's variation, not the noise, and would have withheld the strong-pulse case that is within the tolerance. The spectral pulse SNR is rate-dependent (above), so it was not a candidate.`,
     '',
-    table(['fps', 'weakest passing amplitude', 'its SNR (dB)'], fpsRows),
+    ruleTable,
     '',
-    `Bitrate: through H.264 at 30 fps, ${codecOk} of ${coded.length} captures (150–2000 kbit/s at 640×480, amplitude 2 and 4 %, which pass as rendered) are within the tolerance, ${codecPubBad} of them were published anyway; SNR bar through the codec ${fmt(barCodec, 1)} dB. ${codecOk === 0 ? `No tested bitrate reaches the bar: the codec's coarse coding of the small frame-to-frame changes of a nearly static face inflates RMSSD by ${fmt(Math.min(...coded.map((o) => o.rmssd - o.truthRmssd)), 0)}–${fmt(Math.max(...coded.map((o) => o.rmssd - o.truthRmssd)), 0)} ms even for a pulse four times the typical one (the mechanism was not isolated: quantization and skipped blocks are the likely cause). Camera HRV from an H.264 stream up to 2 Mbit/s at 640×480 is not supported by this data.` : ''}`,
+    `Validation: ${valBad.length} of ${valPub.length} published HRVs outside the tolerance, ${valPub.length - valBad.length} within it (of ${val.filter(hrvOk).length} within the tolerance in all; the previous rule: ${val.filter((o) => oldRule(o) && !hrvOk(o)).length} of ${val.filter(oldRule).length}). Calibration: ${calBad.length} of ${calPub.length}. ${valBad.length ? `Those outside it: ${valBad.map((o) => `${o.fps} fps, ${(o.amplitude * 100).toFixed(1)} %${o.kbps === null ? '' : `, H.264 ${o.kbps} kbit/s`}, seed ${o.seed} (share ${fmt(noiseShare(o), 2)}, RMSSD ${fmt(o.rmssd - o.truthRmssd, 1)} ms, SDNN ${fmt(o.sdnn - o.truthSdnn, 1)} ms off)`).join('; ')}. An error that stays as the pulse grows is a bias of the beat timing, not noise, which a noise share cannot see; nor does it see codec distortion, which moves both of its timings alike. ` : ''}The price is coverage: most captures whose HRV was within the tolerance are withheld, because the timing-noise estimate is itself noisy (the noise part of a measured RMSSD is 1.5–6 times it).`,
     '',
-    `The rule against the bar, over all ${all.length} phantom captures: HRV published ${pub.length}, of which ${pubBad.length} outside the tolerance; ${withheldGood.length} within the tolerance were withheld; ${aboveBar.length} rendered captures at ≥ 25 fps are at or above the SNR bar, ${aboveBar.filter((o) => o.hrvPublished).length} of them published.`,
+    `**What it needs.** Pulse SNR: ${fmt(bar, 1)} dB at ≥ 25 fps on the rendered crops (the lowest SNR from which at least ${BAR_SHARE * 100} % of the captures at or above it are within the tolerance, "–" when none is); approximate and rate-dependent (a faster rhythm with the same RR variability spreads its spectral line wider than the ±0.1 Hz the SNR counts, so the same timing precision shows a lower SNR at 90–100 bpm). Frame rate: the weakest pulse from which at least ${BAR_SHARE * 100} % of the captures at that amplitude and above are within the tolerance, all seeds:`,
     '',
-    `The rule's statistic, 3 × timing noise / RMSSD (published at ≤ 0.5), over the published captures: ${span(pub.filter(hrvOk))} within the tolerance, ${span(pubBad)} outside it${overlap(pub.filter(hrvOk), pubBad)}.`,
+    table(['fps', 'weakest passing amplitude', 'its median SNR (dB)', 'HRV published'], fpsRows),
     '',
-    `A candidate extra condition, pulse SNR ≥ the bar (${fmt(bar, 1)} dB; measured here at the true rate, which the chain's own rate matched), would leave ${cand.length} published, ${candBad.length} of them outside the tolerance.`,
+    `Bitrate: through H.264 at 30 fps (150–2000 kbit/s at 640×480, pulse 2 and 4 %, which are mostly within the tolerance as rendered), ${codecOk} of ${coded.length} captures are within the tolerance and ${codecPub} published; SNR bar through the codec ${fmt(barCodec, 1)} dB. ${codecOk === 0 ? `No tested bitrate reaches the bar: the codec's coarse coding of the small frame-to-frame changes of a nearly static face inflates RMSSD by ${fmt(Math.min(...coded.map((o) => o.rmssd - o.truthRmssd)), 0)}–${fmt(Math.max(...coded.map((o) => o.rmssd - o.truthRmssd)), 0)} ms even for a pulse four times the typical one (the mechanism was not isolated: quantization and skipped blocks are the likely cause). Camera HRV from an H.264 stream up to 2 Mbit/s at 640×480 is not supported by this data.` : ''}`,
     '',
-    'Rendered crops, per frame rate and pulse amplitude (1 capture each, 2 at 30 fps; errors are medians, chain − truth):',
+    `Rendered crops, per frame rate and pulse amplitude (${CALIBRATION_SEEDS.length + VALIDATION_SEEDS.length} seeds each, both sets; errors are medians, chain − truth):`,
     '',
     table(['fps', 'amplitude', ...HEAD], gridRows),
     '',
-    'Through H.264 at 30 fps, per bitrate (kbit/s, 640×480) and pulse amplitude:',
+    `Through H.264 at 30 fps, per bitrate (kbit/s, 640×480) and pulse amplitude (${CODEC_CALIBRATION_SEEDS.length + CODEC_VALIDATION_SEEDS.length} seeds each):`,
     '',
     table(['kbit/s', 'amplitude', ...HEAD], codecRows),
     '',
@@ -212,6 +287,7 @@ export async function run(): Promise<SectionOutput> {
         'reference RMSSD (ms)',
         'RMSSD error (ms)',
         'SDNN error (ms)',
+        'noise share',
         'within tolerance',
         'HRV published',
       ],

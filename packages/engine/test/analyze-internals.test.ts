@@ -10,7 +10,7 @@ describe('analyzeTraceWithInternals', () => {
     const { packets } = generatePhantom({
       durationSec: 40,
       heartRateBpm: 72,
-      pulseAmplitude: 0.02,
+      pulseAmplitude: 0.03,
       noiseStd: 1,
       seed: 23,
     });
@@ -44,7 +44,7 @@ describe('HRV publication', () => {
     const { packets } = generatePhantom({
       durationSec: 40,
       heartRateBpm: 72,
-      pulseAmplitude: 0.02,
+      pulseAmplitude: 0.03,
       noiseStd: 1,
       seed: 23,
     });

@@ -47,6 +47,13 @@ describe('capture-rate anchor on the harmonic (phantom 55 bpm, 25 s, seed 2)', (
 // Still published at the double (expected failures, so that a fix shows up here): at 45–50 bpm the
 // 0.7 Hz band edge leaves the fundamental at 0.25–0.65 of the harmonic's power, and the credited
 // fundamental still loses or ties (45 bpm 40 s seed 1: 90.2, good; 50 bpm 40 s seed 1: 100.7, fair).
+// After the credit (0.5 of the excess over the in-band mean) the fundamental is at 0.94 and 0.81 of
+// the double; the references' penalty (the phantom's background and texture references carry the
+// pulse) cuts the fundamental by ×4.5 and the double by ×14 at 45 bpm. Crediting the full excess
+// (1 instead of 0.5) anchors 45 bpm at 45.2 and withholds 50 bpm, keeps every published ubfc2 and
+// null figure (282 gate captures), but moved the chain rate of a 30 s media-path part of ubfc2
+// subject 11 from 122.5 to 57.9 bpm (unpublished): a real capture put on its sub-harmonic, so it
+// was not adopted.
 const KNOWN_DOUBLE = [
   { bpm: 45, sec: 40, seed: 1 },
   { bpm: 50, sec: 40, seed: 1 },

@@ -149,6 +149,7 @@ export class StreamingEstimator {
     if (r.length < 4 * fs) return null;
     return {
       fs,
+      frameHz,
       r,
       b,
       pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), {
@@ -194,16 +195,17 @@ export class StreamingEstimator {
   }
 
   /**
-   * The offline HRV rule (analyze.ts `hrvPublishable`) on the capture so far: graded as the offline
+   * The offline HRV rule (analyze.ts `hrvPublishable`) on the capture so far, at the camera's frame
+   * rate (`frameHz`, not the decimated analysis rate): graded as the offline
    * quality grades it from every window's SQI and the skin share of the last slow window (without
    * the capture-level evidence, so live is never looser than offline).
    */
-  private hrvPublishableSoFar(v: PulseVitals, tEnd: number): boolean {
+  private hrvPublishableSoFar(v: PulseVitals, tEnd: number, sampleRateHz: number): boolean {
     const tr = this.trace;
     const from = this.windowStart(tEnd, this.slowWindowSec);
     const skin = median(tr.skinFraction.subarray(from, tr.n));
     const durationSec = (tr.tMicros[tr.n - 1] - tr.tMicros[0]) / 1e6;
-    return hrvPublishable(v, assessQuality(this.windowSqis, skin, durationSec).level, durationSec);
+    return hrvPublishable(v, assessQuality(this.windowSqis, skin, durationSec).level, durationSec, sampleRateHz);
   }
 
   private analyzeSlow(events: EngineEvent[], tEnd: number): void {
@@ -213,7 +215,7 @@ export class StreamingEstimator {
     const pulse = w.pulses.pos;
     const v = pulseToVitals({ pulse, sampleRateHz: w.fs, hrHz: this.lastHrHz, skipBreathing: true });
     const h = v.hrv;
-    if (h && this.hrvPublishableSoFar(v, tEnd)) {
+    if (h && this.hrvPublishableSoFar(v, tEnd, w.frameHz)) {
       events.push({
         t: 'hrv',
         rmssdMs: roundTo(h.rmssdMs, 1),

@@ -13,7 +13,6 @@
 // Memory: a window costs 4 bytes per candidate bin (~185 at the live 10 Hz analysis) plus one per
 // corridor state for its back-pointer, ~0.8 KB, in arrays allocated once per session (~45 KB for
 // the 60 windows); the full spectra it came from are not kept (they were ~4.8 KB a window).
-import { interpolatePeakBin } from '../dsp/spectrum.js';
 import { CAPTURE_CORRIDOR_BPM } from './capture-rate.js';
 import { scoreSpectra, type HrWindow } from './hr-spectrum.js';
 import { HR_MAX_STEP_BPM, HR_STEP_SIGMA_BPM, SCORE_FLOOR } from './hr-track.js';
@@ -243,16 +242,31 @@ function scratchScore(n: number): Float64Array {
   return scoreScratch;
 }
 
+let logScratch = new Float64Array(0);
+
 /**
  * refineRateHz on the POS spectrum alone, for every candidate bin k of lo…lo+n−1: the local
- * maximum within k ± 2, interpolated; written as its offset from k in 1/REFINE_SCALE bins at
- * into[at + k − lo].
+ * maximum within k ± 2, interpolated (interpolatePeakBin's log-parabola, each bin's log taken once);
+ * written as its offset from k in 1/REFINE_SCALE bins at into[at + k − lo].
  */
 function refinements(power: Float64Array, lo: number, n: number, into: Int8Array, at: number): void {
+  // Logs of bins lo − 3 … lo + n + 2 (the maxima's neighbours); bins outside the spectrum are never read.
+  if (logScratch.length < n + 6) logScratch = new Float64Array(n + 6);
+  const lg = logScratch;
+  for (let j = Math.max(0, lo - 3); j <= Math.min(power.length - 1, lo + n + 2); j++)
+    lg[j - lo + 3] = Math.log(power[j] + 1e-300);
   for (let i = 0; i < n; i++) {
     const k = lo + i;
     let kk = k;
     for (let j = Math.max(1, k - 2); j <= Math.min(power.length - 2, k + 2); j++) if (power[j] > power[kk]) kk = j;
-    into[at + i] = Math.round((interpolatePeakBin(power, kk) - k) * REFINE_SCALE);
+    let peak = kk;
+    if (kk > 0 && kk < power.length - 1) {
+      const a = lg[kk - 1 - lo + 3];
+      const b = lg[kk - lo + 3];
+      const c = lg[kk + 1 - lo + 3];
+      const den = a - 2 * b + c;
+      if (den < 0) peak = kk + Math.max(-0.5, Math.min(0.5, (0.5 * (a - c)) / den));
+    }
+    into[at + i] = Math.round((peak - k) * REFINE_SCALE);
   }
 }

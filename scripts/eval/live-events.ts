@@ -11,6 +11,11 @@ import { cropPackets, subjectCrops } from './ubfc2.js';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
 
 const LENGTHS_SEC = [25, 60];
+/**
+ * Phantom rates: across the rest band, 50 bpm included: there the live windows' harmonic holds more
+ * power than the fundamental and the live rate can sit on the double while the final does not.
+ */
+const PHANTOM_BPM = [50, 55, 72, 90, 110];
 
 interface Session {
   events: number[];
@@ -62,10 +67,14 @@ interface Summary {
   eventsWithin5: number;
   /** Sessions with events, every one of them within 5 bpm of the reference. */
   allWithin5: number;
+  /** Sessions without events whose final (published or not) is within 5 bpm of the reference, and of those published. */
+  silentRight: number;
+  silentPublished: number;
 }
 
 function summarize(sessions: Session[]): Summary {
   const withEv = sessions.filter((s) => s.events.length > 0);
+  const silent = sessions.filter((s) => s.events.length === 0);
   const diffs = withEv.map((s) => Math.abs(median(s.events) - s.finalBpm));
   const all = sessions.flatMap((s) => s.events.map((e) => Math.abs(e - s.referenceBpm)));
   return {
@@ -76,6 +85,8 @@ function summarize(sessions: Session[]): Summary {
     events: all.length,
     eventsWithin5: all.filter((d) => d <= 5).length,
     allWithin5: withEv.filter((x) => x.events.every((e) => Math.abs(e - x.referenceBpm) <= 5)).length,
+    silentRight: silent.filter((x) => Math.abs(x.finalBpm - x.referenceBpm) <= 5).length,
+    silentPublished: silent.filter((x) => x.published).length,
   };
 }
 
@@ -89,6 +100,7 @@ function row(label: string, s: Summary): (string | number)[] {
     s.events,
     `${s.eventsWithin5} (${s.events ? Math.round((100 * s.eventsWithin5) / s.events) : 0} %)`,
     `${s.allWithin5} of ${s.withEvents}`,
+    `${s.sessions - s.withEvents}: ${s.silentRight} / ${s.silentPublished}`,
   ];
 }
 
@@ -101,6 +113,7 @@ const HEAD = [
   'events',
   'events within 5 bpm of the reference',
   'sessions with every event within 5 bpm',
+  'without events: final within 5 bpm of the reference / published',
 ];
 
 export async function run(): Promise<SectionOutput> {
@@ -116,7 +129,7 @@ export async function run(): Promise<SectionOutput> {
   }
   const phantom = new Map<number, Session[]>(LENGTHS_SEC.map((l) => [l, []]));
   for (const sec of LENGTHS_SEC) {
-    for (const bpm of [55, 72, 90, 110]) {
+    for (const bpm of PHANTOM_BPM) {
       for (const seed of [1, 2, 3, 4]) {
         const { packets, truth } = generatePhantom({ durationSec: sec, heartRateBpm: bpm, seed });
         phantom.get(sec)!.push(replay(packets, truth.heartRateBpm));
@@ -124,7 +137,7 @@ export async function run(): Promise<SectionOutput> {
     }
   }
   const rows = LENGTHS_SEC.flatMap((sec) => [
-    row(`phantom, ${sec} s (55/72/90/110 bpm × 4 seeds)`, summarize(phantom.get(sec)!)),
+    row(`phantom, ${sec} s (${PHANTOM_BPM.join('/')} bpm × 4 seeds)`, summarize(phantom.get(sec)!)),
     row(`ubfc2 labelled crops, ${sec} s`, summarize(ubfc.get(sec)!)),
   ]);
   const headline: HeadlineRow[] = LENGTHS_SEC.map((sec) => {
@@ -135,15 +148,15 @@ export async function run(): Promise<SectionOutput> {
       figure: `${sec} s sessions: median of the live \`hr\` events within 2 bpm of the final`,
       value: `ubfc2 ${s.within2} of ${s.withEvents} sessions with events (of ${s.sessions}); phantom ${p.within2} of ${p.withEvents}`,
       target: 'all',
-      met: s.within2 === s.withEvents && p.within2 === p.withEvents,
-      reference: `median difference ubfc2 ${fmt(s.medianDiff, 1)} bpm, phantom ${fmt(p.medianDiff, 1)} bpm; phantom sessions with every event within 5 bpm of the truth: ${p.allWithin5} of ${p.withEvents}`,
+      met: s.within2 === s.withEvents && p.within2 === p.withEvents && p.allWithin5 === p.withEvents,
+      reference: `median difference ubfc2 ${fmt(s.medianDiff, 1)} bpm, phantom ${fmt(p.medianDiff, 1)} bpm; phantom sessions with every event within 5 bpm of the truth: ${p.allWithin5} of ${p.withEvents}; sessions without any event (no window SQI above 0.38 from 14 s): ubfc2 ${s.sessions - s.withEvents} (their final within 5 bpm of the reference: ${s.silentRight}), phantom ${p.sessions - p.withEvents}`,
       command: '`npm run eval`',
     };
   });
   const markdown = [
     '## Live events against the final',
     '',
-    "Each session is replayed through the `StreamingEstimator`: its live `hr` events (each the capture rate so far, rate/live-rate.ts; docs/engine.md, Streaming estimator) against its final, `finish()`, the offline chain over the whole session (the chain's rate whether the gate publishes it or not). ubfc2: the labelled subjects' cached crops (ubfc2 section) cut into consecutive 25 s sessions and the first 60 s (clips of 60 s or more). Phantom: default capture (pulse 1 %, sensor noise 2 levels) at 55, 72, 90 and 110 bpm, seeds 1–4. Target: the median of a session's events within 2 bpm of its final; on the clean phantom no event more than 5 bpm from the truth. A session without events (no window SQI above 0.38, frequent on the low-bitrate ubfc2 clips) has nothing to compare.",
+    "Each session is replayed through the `StreamingEstimator`: its live `hr` events (each the capture rate so far, rate/live-rate.ts; docs/engine.md, Streaming estimator) against its final, `finish()`, the offline chain over the whole session (the chain's rate whether the gate publishes it or not). ubfc2: the labelled subjects' cached crops (ubfc2 section) cut into consecutive 25 s sessions and the first 60 s (clips of 60 s or more). Phantom: default capture (pulse 1 %, sensor noise 2 levels) at 50, 55, 72, 90 and 110 bpm, seeds 1–4. Target: the median of a session's events within 2 bpm of its final; on the clean phantom no event more than 5 bpm from the truth. A session without events has nothing to compare: an event needs its window's SQI above 0.38 (the spec) from the fifth window on, so a session without any had no such window from 14 s on (frequent on the low-bitrate ubfc2 clips, whose pulse is below the noise in single 10 s windows). The last column counts those sessions and, of them, the ones whose final was nevertheless within 5 bpm of the reference and the ones the final published: a live rate a person could have been shown but the spec's per-window rule withholds.",
     '',
     table(HEAD, rows),
   ].join('\n');

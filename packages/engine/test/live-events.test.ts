@@ -55,3 +55,26 @@ describe('live hr events against the final (phantom)', () => {
     expect(hr[0].tMs).toBeLessThanOrEqual(15_100);
   });
 });
+
+describe('live analyses share their working arrays between sessions (estimators/streaming.ts livePool)', () => {
+  it('two sessions at different frame rates, interleaved frame by frame, send the events each sends alone', () => {
+    const a = generatePhantom({ durationSec: 20, heartRateBpm: 72, seed: 1, fps: 30 }).packets;
+    const b = generatePhantom({ durationSec: 20, heartRateBpm: 90, seed: 2, fps: 25 }).packets;
+    const alone = (ps: typeof a) => {
+      const s = new StreamingEstimator();
+      return ps.flatMap((p) => s.push(p));
+    };
+    const sa = new StreamingEstimator();
+    const sb = new StreamingEstimator();
+    const ea: EngineEvent[] = [];
+    const eb: EngineEvent[] = [];
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      if (i < a.length) ea.push(...sa.push(a[i]));
+      if (i < b.length) eb.push(...sb.push(b[i]));
+    }
+    expect(ea.length).toBeGreaterThan(0);
+    expect(eb.length).toBeGreaterThan(0);
+    expect(ea).toEqual(alone(a));
+    expect(eb).toEqual(alone(b));
+  });
+});

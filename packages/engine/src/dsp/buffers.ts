@@ -3,7 +3,10 @@
 // chain would otherwise allocate costs a zeroed off-heap buffer and later garbage-collection work;
 // a pool keeps one per name and length. No method here, so no citation.
 
-/** Named arrays, each valid until the same name is asked for again. Not shared between callers. */
+/**
+ * Named arrays, each valid until the same name is asked for again. Shared only by callers that never
+ * hold its arrays past their own synchronous use (the streaming estimators on one thread).
+ */
 export class BufferPool {
   private readonly arrays = new Map<string, Float64Array>();
 

@@ -34,6 +34,26 @@ export interface StreamingOptions extends AnalyzeOptions {
 /** What push returns for the ~29 of 30 frames that trigger nothing (shared, never mutated). */
 const NO_EVENTS: EngineEvent[] = Object.freeze([]) as unknown as EngineEvent[];
 
+/**
+ * Working arrays of the live analyses (the resampled channels, the pulse stages' outputs), shared
+ * by every estimator on this thread: an analysis runs synchronously and no estimator keeps any of
+ * them past it. One pool per analysis and window length (each pool's arrays fit that length, so
+ * sessions at different frame rates do not reallocate each other's); a per-estimator pool held
+ * ~49 KB a session (hr 10 KB, beats 39 KB at 30 fps).
+ */
+const livePools = new Map<number, BufferPool>();
+function livePool(slow: boolean, n: number): BufferPool {
+  const key = 2 * n + (slow ? 1 : 0);
+  let p = livePools.get(key);
+  if (!p) {
+    // Bounded: lengths come from frame rates and window lengths, a few in practice.
+    if (livePools.size >= 64) livePools.clear();
+    p = new BufferPool();
+    livePools.set(key, p);
+  }
+  return p;
+}
+
 export class StreamingEstimator {
   private readonly trace: RgbTrace = createRgbTrace(2048);
   private readonly hrStepMicros: number;
@@ -46,12 +66,9 @@ export class StreamingEstimator {
   private lastSqi = 0;
   private readonly opts: AnalyzeOptions;
   /**
-   * Working arrays of the live analyses, one pool per analysis (each analyses windows of one length
-   * every time), the previous heart-rate window (its spectra are overwritten by the next) and the
-   * tracker's spare vector: a live analysis allocates almost nothing.
+   * The previous heart-rate window (its spectra are overwritten by the next) and the tracker's
+   * spare vector; with the shared pools (livePool): a live analysis allocates almost nothing.
    */
-  private readonly hrPool = new BufferPool();
-  private readonly slowPool = new BufferPool();
   private lastWindow: HrWindow | null = null;
   private spareDelta: Float64Array | undefined;
   /** The capture rate kept online (rate/live-rate.ts): the value of the `hr` events. */
@@ -136,14 +153,16 @@ export class StreamingEstimator {
     const fs = frameHz / factor;
     // Resampled at the frame rate and boxcar-decimated (dsp/resample.ts), fused into one pass.
     const sources = bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b];
-    const pool = posOnly ? this.slowPool : this.hrPool;
     let ch: Float64Array[];
+    let pool: BufferPool;
     if (factor > 1) {
       const m = decimatedLength(tr.tMicros, frameHz, factor, from, to);
+      pool = livePool(posOnly, m);
       ch = sources.map((_, c) => pool.get(`in${c}`, m));
       resampleDecimatedInto(tr.tMicros, sources, frameHz, factor, from, to, m, ch);
     } else {
       ch = resampleDecimated(tr.tMicros, sources, frameHz, factor, { from, to });
+      pool = livePool(posOnly, ch[0].length);
     }
     const [r, g, b, br, bgc, bb] = ch;
     if (r.length < 4 * fs) return null;

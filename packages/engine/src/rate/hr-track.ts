@@ -9,7 +9,8 @@ import type { HrWindow } from './hr-spectrum.js';
 export const HR_STEP_SIGMA_BPM = 4;
 /** Largest rate change allowed between consecutive windows, bpm. */
 export const HR_MAX_STEP_BPM = 15;
-const SCORE_FLOOR = 1e-4;
+/** Floor added to a window's score before its log (the emission of a candidate without power). */
+export const SCORE_FLOOR = 1e-4;
 
 export interface ForwardState {
   lo: number;

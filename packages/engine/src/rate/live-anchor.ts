@@ -16,6 +16,11 @@ export class LiveAnchor {
   private readonly ref = new Float64Array(GRID_BINS);
   private windows = 0;
 
+  /** Bytes held (two fixed grids). */
+  get retainedBytes(): number {
+    return this.pulse.byteLength + this.ref.byteLength;
+  }
+
   /** Adds one live window (POS is the window's first spectrum). */
   add(win: HrWindow): void {
     const { lo, states, binHz } = win;

@@ -138,7 +138,7 @@ async function serverRole(): Promise<void> {
         await post('HeapProfiler.startSampling', {
           samplingInterval: 4096,
           includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
+          includeObjectsCollectedByMinorGC: process.env.STREAM_BENCH_HEAP_PROF_MINOR !== '0',
         });
         return true;
       }

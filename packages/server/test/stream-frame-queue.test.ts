@@ -50,6 +50,21 @@ describe('FrameQueue', () => {
     expect(seen.size).toBeLessThanOrEqual(4);
   });
 
+  test('after a full queue, only a few free packets are kept, and a steady stream reuses them', () => {
+    const q = new FrameQueue(15);
+    for (let k = 0; k < 15; k++) q.push(crop(k), k);
+    expect(q.packetsHeld).toBe(15);
+    while (q.length > 0) q.shift();
+    expect(q.packetsHeld).toBeLessThanOrEqual(5);
+    const seen = new Set<FaceCropPacket>();
+    for (let k = 0; k < 100; k++) {
+      q.push(crop(k), k);
+      seen.add(q.shift()!);
+    }
+    expect(seen.size).toBeLessThanOrEqual(2);
+    expect(q.packetsHeld).toBeLessThanOrEqual(5);
+  });
+
   test('overflow handling: the oldest is shifted out, newest and oldest report the right frames', () => {
     const q = new FrameQueue(3);
     for (let k = 0; k < 3; k++) q.push(crop(k), k);

@@ -5,10 +5,14 @@
  * packets are recycled: queueing and draining allocate nothing per frame, and a queued frame does
  * not keep the socket's read buffer alive (a view of it would, until the frame is processed, and
  * outlive a young-generation collection under load: the streaming benchmark's heap profile).
- * The queue holds as many packets as it ever held frames at once, plus one (at most capacity + 1).
- * The caller keeps `length < capacity` before `push` (it drops the oldest on overflow).
+ * Besides the queued frames it keeps at most SPARE_PACKETS free packets (16 KB): a session that
+ * once had a full queue (a client catching up) does not keep 15 frames' worth for the rest of its
+ * life. The caller keeps `length < capacity` before `push` (it drops the oldest on overflow).
  */
 import { createFaceCropPacket, decodeFaceCropInto, type FaceCropPacket } from '@vitals/protocol';
+
+/** Free packets kept for reuse: a steady stream needs two (one queued, one being processed). */
+const SPARE_PACKETS = 4;
 
 export class FrameQueue {
   private readonly items: Array<FaceCropPacket | undefined>;
@@ -70,6 +74,11 @@ export class FrameQueue {
     return this.length > 0 ? this.items[(this.head + this.length - 1) % this.capacity] : undefined;
   }
 
+  /** Packets this queue holds: queued, free and the one last shifted (memory per session). */
+  get packetsHeld(): number {
+    return this.length + this.spare.length + (this.lent ? 1 : 0);
+  }
+
   /** Drops every queued frame and every packet (the session ended). */
   clear(): void {
     this.items.fill(undefined);
@@ -81,7 +90,7 @@ export class FrameQueue {
 
   private giveBack(): void {
     if (this.lent) {
-      this.spare.push(this.lent);
+      if (this.spare.length < SPARE_PACKETS) this.spare.push(this.lent);
       this.lent = undefined;
     }
   }

@@ -2,7 +2,7 @@
  * The unprocessed-frame queue of one session (spec: Limits, 15 frames): a fixed ring of decoded
  * frames and their arrival times (performance.now()). A frame is decoded into a packet of the
  * session's own (decodeFaceCropInto copies its header and pixels out of the `ws` message), and
- * packets are recycled: queueing and draining allocate nothing per frame, and a queued frame does
+ * packets are recycled: queueing allocates only the short-lived view the copy reads, and a queued frame does
  * not keep the socket's read buffer alive (a view of it would, until the frame is processed, and
  * outlive a young-generation collection under load: the streaming benchmark's heap profile).
  * Besides the queued frames it keeps at most SPARE_PACKETS free packets (16 KB): a session that

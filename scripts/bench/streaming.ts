@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 import { clusterWorkerRole, startBenchCluster } from './streaming-lib/cluster-roles.js';
+import { engineAlone } from './streaming-lib/engine-alone.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const FPS = 30;
@@ -138,7 +139,7 @@ async function serverRole(): Promise<void> {
         await post('HeapProfiler.startSampling', {
           samplingInterval: 4096,
           includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
+          includeObjectsCollectedByMinorGC: process.env.STREAM_BENCH_HEAP_PROF_MINOR !== '0',
         });
         return true;
       }
@@ -252,6 +253,27 @@ async function bareRole(): Promise<void> {
     },
   });
   process.send!({ ready: true });
+}
+
+/** The breakdown's estimators without sockets (streaming-lib/engine-alone.ts). */
+async function engineRole(): Promise<void> {
+  serve({
+    measure: async (m) => engineAlone(m.sessions, m.readBuffers),
+    stop: async () => {
+      setImmediate(() => process.exit(0));
+    },
+  });
+  process.send!({ ready: true });
+}
+
+/** One engine-alone measurement in a fresh process. */
+async function engineOnce(sessions: number, readBuffers: boolean): Promise<{ allUs: number; mainUs: number }> {
+  const c = await Child.start('engine');
+  try {
+    return await c.call('measure', { sessions, readBuffers });
+  } finally {
+    await c.stop();
+  }
 }
 
 interface GenSession {
@@ -520,6 +542,11 @@ export async function run(): Promise<SectionOutput> {
   const compareAt = best ? best.sessions : counts[0];
   const bare = process.env.STREAM_BENCH_BARE === '0' ? [] : await ramp('bare', [compareAt], Date.now() + 60_000);
   const bareStep = bare[0];
+  // The breakdown: the estimators alone at the same session count, from memory and from read-sized buffers.
+  const engineAt = bareStep && process.env.STREAM_BENCH_ENGINE !== '0' ? bareStep.sessions : 0;
+  const engine = engineAt
+    ? { fromMemory: await engineOnce(engineAt, false), readBuffers: await engineOnce(engineAt, true) }
+    : undefined;
   const perCoreOurs = best ? best.sessions / Math.max(1, best.serverCores) : 0;
   const perCoreOursCpu = best ? best.sessions / best.serverCores : 0;
   const perCoreBareCpu = bareStep ? bareStep.sessions / bareStep.serverCores : NaN;
@@ -571,6 +598,9 @@ export async function run(): Promise<SectionOutput> {
       ? `Bare \`ws\` server, same generator, ${bareStep.sessions} sessions: p99 lag ${f1(bareStep.p99)} ms, ${bareStep.serverCores.toFixed(2)} cores busy (${f0(perCoreBareCpu)} sessions per core of CPU, ${f1(bareStep.cpuUsPerFrame)} µs CPU per frame).`
       : 'Bare `ws` server: not measured (time budget).',
     '',
+    engine && bareStep && lastAtBare
+      ? `Breakdown at ${engineAt} sessions (CPU per frame, all threads; main thread in brackets): the bare \`ws\` server ${f1(bareStep.cpuUsPerFrame)} µs; ${engineAt} estimators alone in a process without sockets, fed the same crops from memory, ${f1(engine.fromMemory.allUs)} µs (${f1(engine.fromMemory.mainUs)}); the same with each crop first in a fresh buffer of a socket read's size, ${f1(engine.readBuffers.allUs)} µs (${f1(engine.readBuffers.mainUs)}), so the collections such buffers cost beside the estimators' heap ${f1(engine.readBuffers.allUs - engine.fromMemory.allUs)} µs; the server ${f1(lastAtBare.cpuUsPerFrame)} µs, of which ${f1(lastAtBare.cpuUsPerFrame - bareStep.cpuUsPerFrame - engine.readBuffers.allUs)} µs are neither the bare server's work nor the estimators' with their buffers (the session path: admission, queue, scheduler, events). The ratio could reach at most ${f2(bareStep.cpuUsPerFrame / (bareStep.cpuUsPerFrame + engine.fromMemory.allUs))} with the estimators as they are and nothing else added.\n`
+      : '',
     multi.length
       ? [
           `\`serve --processes ${PROCESSES}\` (the primary hands each connection to the next process; cores busy and memory summed over every process, the primary's included), same generator:`,
@@ -599,7 +629,7 @@ export async function run(): Promise<SectionOutput> {
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
     '',
-    'Run as `flock /tmp/vitals-bench.lock npm run bench -- streaming`. Development knobs (not for published figures): `STREAM_BENCH_RAMP=300` runs only the listed steps, `STREAM_BENCH_BARE=0` skips the bare reference, `STREAM_BENCH_PROCESSES=0` skips the multi-process ramp (`=3` sets N), `STREAM_BENCH_CLUSTER_RAMP=300,400` runs it at those counts, `STREAM_BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the server process, `STREAM_BENCH_HEAP_PROF=<prefix>` sampled allocations over each measured window, `STREAM_BENCH_SERVER_FLAGS="--trace-gc"` adds node flags to the server; each step also prints the server\'s user/system split and CPU per thread on stderr. Where the CPU goes, and how the figures move with the machine\'s load: docs/streaming.md, "Capacity".',
+    'Run as `flock /tmp/vitals-bench.lock npm run bench -- streaming`. Development knobs (not for published figures): `STREAM_BENCH_RAMP=300` runs only the listed steps, `STREAM_BENCH_BARE=0` skips the bare reference (and the breakdown), `STREAM_BENCH_ENGINE=0` skips the estimators-alone runs of the breakdown, `STREAM_BENCH_PROCESSES=0` skips the multi-process ramp (`=3` sets N), `STREAM_BENCH_CLUSTER_RAMP=300,400` runs it at those counts, `STREAM_BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the server process, `STREAM_BENCH_HEAP_PROF=<prefix>` sampled allocations over each measured window (`STREAM_BENCH_HEAP_PROF_MINOR=0`: only those that outlive a young-generation collection), `STREAM_BENCH_SERVER_FLAGS="--trace-gc"` adds node flags to the server; each step also prints the server\'s user/system split and CPU per thread on stderr. Where the CPU goes, and how the figures move with the machine\'s load: docs/streaming.md, "Capacity".',
   ];
   const cmd = '`npm run bench -- streaming`';
   const headline: HeadlineRow[] = [
@@ -661,5 +691,6 @@ else if (role === 'bare') void bareRole();
 else if (role === 'cluster') void clusterRole();
 else if (role === 'cluster-worker') void clusterWorkerRole();
 else if (role === 'gen') void genRole();
+else if (role === 'engine') void engineRole();
 else if (process.argv[1] && path.resolve(process.argv[1]) === SELF)
   void run().then((out) => console.log(splitSection(out).markdown));

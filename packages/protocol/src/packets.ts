@@ -150,6 +150,41 @@ export function decodePacket(bytes: Uint8Array): Packet | PacketError {
   }
 }
 
+/** A type-1 packet with its own pixel buffer, to decode into again and again (decodeFaceCropInto). */
+export function createFaceCropPacket(): FaceCropPacket {
+  return { type: 1, seq: 0, tMicros: 0, flags: 0, pixels: new Uint8Array(CROP_PIXEL_BYTES) };
+}
+
+/** Whether `bytes` is a well-formed type-1 packet: the checks decodePacket makes for type 1. */
+export function isFaceCropPacket(bytes: Uint8Array): boolean {
+  return bytes.length === FACE_CROP_PACKET_BYTES && bytes[0] === 1 && bytes[1] === PROTOCOL_VERSION;
+}
+
+/** Little-endian u32 at `at`, read without a DataView. */
+function u32(bytes: Uint8Array, at: number): number {
+  return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) + bytes[at + 3] * 0x1000000;
+}
+
+/** `tMicros` of a well-formed type-1 packet (isFaceCropPacket), read in place. */
+export function faceCropTMicros(bytes: Uint8Array): number {
+  return u32(bytes, 6);
+}
+
+/**
+ * decodePacket's type-1 result written into `out` (from createFaceCropPacket): the header fields
+ * set and the pixels copied into `out.pixels`, so `bytes` may be reused or released at once and a
+ * stream of frames decodes into a few reused packets. Returns false, leaving `out` unchanged, when
+ * `bytes` is not a well-formed type-1 packet (decodePacket then names the error).
+ */
+export function decodeFaceCropInto(bytes: Uint8Array, out: FaceCropPacket): boolean {
+  if (!isFaceCropPacket(bytes) || out.pixels.length !== CROP_PIXEL_BYTES) return false;
+  out.seq = u32(bytes, 2);
+  out.tMicros = u32(bytes, 6);
+  out.flags = bytes[10] | (bytes[11] << 8);
+  out.pixels.set(bytes.subarray(12, FACE_CROP_PACKET_BYTES));
+  return true;
+}
+
 export function encodeFaceCrop(p: { seq: number; tMicros: number; pixels: Uint8Array; flags?: number }): Uint8Array {
   if (p.pixels.length !== CROP_PIXEL_BYTES) throw new RangeError(`pixels must be ${CROP_PIXEL_BYTES} bytes`);
   const out = new Uint8Array(FACE_CROP_PACKET_BYTES);

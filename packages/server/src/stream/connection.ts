@@ -6,9 +6,8 @@
  */
 import { parseUntrustedJson } from '../json.js';
 import type { WebSocket } from 'ws';
-import { WS_MAX_MESSAGE_BYTES, decodePacket, isPacketError } from '@vitals/protocol';
+import { WS_MAX_MESSAGE_BYTES, decodePacket, isFaceCropPacket, isPacketError } from '@vitals/protocol';
 import { CLOSE } from './limits.js';
-import { faceCropOf, isFaceCrop } from './face-crop.js';
 import { SessionSocket } from './session-socket.js';
 import { StreamSession, type SessionDeps } from './session.js';
 
@@ -91,11 +90,15 @@ export class StreamConnection {
     }
     const wall = performance.now();
     if (!s.admitMessage(wall)) return;
-    const p = isFaceCrop(data) ? faceCropOf(data) : decodePacket(data);
+    // The per-frame path: a well-formed face crop is read in place (the queue copies what it keeps).
+    if (isFaceCropPacket(data)) return s.faceCrop(data, wall);
+    const p = decodePacket(data);
     if (isPacketError(p)) {
       s.fatal('protocol_error', p.error, CLOSE.protocol);
       return;
     }
-    s.packet(p, wall);
+    if (p.type === 1)
+      s.faceCrop(data, wall); // not reached: every well-formed type 1 passed above
+    else s.packet(p);
   }
 }

@@ -4,7 +4,7 @@
  * the job's stats and `stats` events report. Owned by its session (session.ts), which created it at
  * `ready` and alone calls it; the session decides what an admission means (stats, finish, fatal).
  */
-import { STREAM_QUEUE_FRAMES, type FaceCropPacket, type Packet } from '@vitals/protocol';
+import { STREAM_QUEUE_FRAMES, faceCropTMicros, type FaceCropPacket, type Packet } from '@vitals/protocol';
 import { StreamingEstimator, type EngineEvent, type EngineMeasurement } from '@vitals/engine';
 import { FrameRateGuard, TokenBucket } from './rate-guard.js';
 import { FrameQueue } from './frame-queue.js';
@@ -38,8 +38,8 @@ export interface AdmitHost {
 }
 
 export class FramePipeline {
-  /** Unprocessed frames with their performance.now() arrival times. */
-  private readonly queue = new FrameQueue<FaceCropPacket>(STREAM_QUEUE_FRAMES);
+  /** Unprocessed frames with their performance.now() arrival times (decoded into recycled packets). */
+  private readonly queue = new FrameQueue(STREAM_QUEUE_FRAMES);
   private estimator?: StreamingEstimator = new StreamingEstimator();
   private readonly guard: FrameRateGuard;
   /** Every binary message, whatever its type: a flood guard. */
@@ -73,21 +73,24 @@ export class FramePipeline {
   }
 
   /**
-   * One face crop. `pastWallDuration`: the session's wall clock passed the token's duration. A
-   * full queue asks the host whether it may drain one frame inline (a burst from a client catching
-   * up is not a server falling behind), else drops the oldest and tells the host.
+   * One face crop: a well-formed type-1 message (isFaceCropPacket), read in place and, when queued,
+   * decoded into a packet of the queue's own (the message is not kept). `pastWallDuration`: the
+   * session's wall clock passed the token's duration. A full queue asks the host whether it may
+   * drain one frame inline (a burst from a client catching up is not a server falling behind), else
+   * drops the oldest and tells the host.
    */
-  admit(p: FaceCropPacket, wall: number, pastWallDuration: boolean, host: AdmitHost): Admission {
+  admit(bytes: Uint8Array, wall: number, pastWallDuration: boolean, host: AdmitHost): Admission {
     this.received++;
-    if (p.tMicros <= this.lastT) {
+    const tMicros = faceCropTMicros(bytes);
+    if (tMicros <= this.lastT) {
       this.dropped++; // timestamps must increase; the estimator would reject it anyway
       return STALE;
     }
-    const why = this.guard.admit(p.tMicros, wall);
+    const why = this.guard.admit(tMicros, wall);
     if (why) return { kind: 'rate', reason: why };
-    if (this.firstT < 0) this.firstT = p.tMicros;
-    if (p.tMicros - this.firstT >= this.durMicros || pastWallDuration) return DURATION;
-    this.lastT = p.tMicros;
+    if (this.firstT < 0) this.firstT = tMicros;
+    if (tMicros - this.firstT >= this.durMicros || pastWallDuration) return DURATION;
+    this.lastT = tMicros;
     if (this.queue.length >= STREAM_QUEUE_FRAMES && host.mayDrainInline()) this.drain(1);
     if (this.queue.length >= STREAM_QUEUE_FRAMES) {
       // Spec: Limits, unprocessed-frame queue: drop the oldest, report with `stats`.
@@ -95,7 +98,7 @@ export class FramePipeline {
       this.dropped++;
       host.overflowed();
     }
-    this.queue.push(p, wall);
+    this.queue.push(bytes, wall);
     return QUEUED;
   }
 

@@ -144,13 +144,11 @@ export class StreamSession implements Drainable, AdmitHost {
     return !why;
   }
 
-  /** A decoded binary message; `wall` is its performance.now() arrival time. */
-  packet(p: Packet, wall: number): void {
+  /** A decoded binary message other than a face crop (those go to faceCrop). */
+  packet(p: Exclude<Packet, FaceCropPacket>): void {
     const now = this.deps.ctx.clock.now();
     this.lastPacketAt = now;
     switch (p.type) {
-      case 1:
-        return this.frame(p, now, wall);
       case 2:
       case 3:
         this.frames!.signal(p); // cheap: the latest quality, or one telemetry sample
@@ -166,9 +164,15 @@ export class StreamSession implements Drainable, AdmitHost {
     if (error) this.fatal('protocol_error', error, CLOSE.protocol);
   }
 
-  private frame(p: FaceCropPacket, now: number, wall: number): void {
+  /**
+   * A well-formed type-1 message (isFaceCropPacket), read where it lies: the frame pipeline copies
+   * what it queues, so the `ws` message is not kept. `wall` is its performance.now() arrival time.
+   */
+  faceCrop(bytes: Uint8Array, wall: number): void {
+    const now = this.deps.ctx.clock.now();
+    this.lastPacketAt = now;
     const pastWallDuration = now - this.startedAt > this.claims!.dur * 1000 + WALL_GRACE_MS;
-    const a = this.frames!.admit(p, wall, pastWallDuration, this);
+    const a = this.frames!.admit(bytes, wall, pastWallDuration, this);
     switch (a.kind) {
       case 'rate':
         return this.fatal('frame_rate_exceeded', a.reason, CLOSE.policy);
@@ -187,7 +191,7 @@ export class StreamSession implements Drainable, AdmitHost {
 
   /** AdmitHost: the oldest queued frame was dropped; `stats` at most every 250 ms. */
   overflowed(): void {
-    const now = this.lastPacketAt; // the arriving frame's clock reading (packet())
+    const now = this.lastPacketAt; // the arriving frame's clock reading (faceCrop())
     if (now - this.lastOverflowStatsAt < OVERFLOW_STATS_MIN_MS) return;
     this.lastOverflowStatsAt = now;
     this.sendStats(now);

@@ -88,21 +88,12 @@ export async function run(): Promise<SectionOutput> {
   // reading raw frames needs at the least.
   const rgbArgs = ['-v', 'error', '-threads', '1', '-i', file, '-vsync', 'passthrough'];
   const decodeRgb = timed([...pin(), ffmpeg, ...rgbArgs, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-y', '/dev/null']);
-  const runChild = (fast: boolean): { cpu: number; stdout: string } =>
-    timed([
-      ...pin(),
-      process.execPath,
-      '--import',
-      'tsx',
-      '--conditions',
-      'source',
-      SELF,
-      '--child',
-      file,
-      ...(fast ? ['--fast'] : []),
-    ]);
-  const child = runChild(false);
-  const fastChild = runChild(true);
+  const runChild = (mode: '--default' | '--fast' | '--rgb'): { cpu: number; stdout: string } =>
+    timed([...pin(), process.execPath, '--import', 'tsx', '--conditions', 'source', SELF, '--child', file, mode]);
+  const child = runChild('--default');
+  // The decode before issue 18's YUV path (ffmpeg converts every frame to RGB), same packets.
+  const rgbChild = runChild('--rgb');
+  const fastChild = runChild('--fast');
   type ChildOut = {
     ok: boolean;
     code?: string;
@@ -118,6 +109,7 @@ export async function run(): Promise<SectionOutput> {
   };
   const c = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as ChildOut;
   const fc = JSON.parse(fastChild.stdout.trim().split('\n').at(-1)!) as ChildOut;
+  const rc = JSON.parse(rgbChild.stdout.trim().split('\n').at(-1)!) as ChildOut;
   const job = await jobCpu(file, secondCopy(file));
   const decodeRgb2 = timed([...pin(), ffmpeg, ...rgbArgs, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-y', '/dev/null']);
   // The reference measured before and after the pipeline and the jobs: their mean (load drifts).
@@ -126,6 +118,7 @@ export async function run(): Promise<SectionOutput> {
   const processingCpu = child.cpu - c.initCpuSec;
   const pipeRatio = processingCpu / ref;
   const fastCpu = fastChild.cpu - fc.initCpuSec;
+  const rgbCpu = rgbChild.cpu - rc.initCpuSec;
   const warmRatio = job.warm / ref;
   const f = (v: number, d = 1): string => v.toFixed(d);
   const pass = (ok: boolean): string => (ok ? 'pass' : '**fail**');
@@ -138,6 +131,16 @@ export async function run(): Promise<SectionOutput> {
       value: `${f(pipeRatio, 2)}x (${f(processingCpu)} s)`,
       target: '≤ 3x',
       met: pipeRatio <= 3,
+      reference: refText,
+      command: cmd,
+    },
+    {
+      area: 'Media',
+      figure:
+        'the same with ffmpeg converting every frame to RGB (`yuv: false`, the decode before issue 18; same packets)',
+      value: `${f(rgbCpu / ref, 2)}x (${f(rgbCpu)} s)`,
+      target: '–',
+      met: null,
       reference: refText,
       command: cmd,
     },
@@ -178,6 +181,7 @@ export async function run(): Promise<SectionOutput> {
     '| measure | value | target |',
     '| --- | --- | --- |',
     `| CPU of the processing, node + ffmpeg (excl. start-up and model load, ${f(c.initCpuSec)} s CPU) / ffmpeg decode to RGB | ${f(processingCpu, 2)} s / ${f(ref, 2)} s = ${f(pipeRatio, 2)}x | ≤ 3x: ${pass(pipeRatio <= 3)} |`,
+    `| the same with ffmpeg converting every frame to RGB (\`yuv: false\`: the decode before issue 18, same packets) | ${f(rgbCpu, 2)} s = ${f(rgbCpu / ref, 2)}x; node ${f(rc.nodeCpuSec, 2)} s, ffmpeg ${f(rgbCpu - rc.nodeCpuSec, 2)} s | |`,
     `| the same with \`FAST_VIDEO\` (half-size decoding, 2 Hz / 4 s while steady; not the default, docs/media.md) | ${f(fastCpu, 2)} s = ${f(fastCpu / ref, 2)}x; node ${f(fc.nodeCpuSec, 2)} s, ffmpeg ${f(fastCpu - fc.nodeCpuSec, 2)} s, ${fc.analyses} analyses | option: ${fastCpu / ref <= 3 ? 'within' : 'over'} 3x |`,
     `| CPU of a whole job through \`serve\` (\`vitals measure --features hrv\`; server process and its ffmpeg children), warm process / ffmpeg decode to RGB | ${f(job.warm, 2)} s / ${f(ref, 2)} s = ${f(warmRatio, 2)}x | ≤ 4x: ${job.ok ? pass(warmRatio <= 4) : '**fail** (' + job.detail + ')'} |`,
     `| the same, first job of a new server process | ${f(job.cold, 2)} s = ${f(job.cold / ref, 2)}x | |`,
@@ -196,9 +200,10 @@ export async function run(): Promise<SectionOutput> {
 }
 
 const WHERE_THE_TIME_GOES =
-  "Where the time goes (docs/media.md, profile with `node --cpu-prof`): face analysis (Human on tfjs-wasm) is most of the node time: per call the FaceMesh model (~10 ms), tfjs's graph executor (~3 ms), the 192x192 face crop (~2 ms), and whole-frame work on the input (building the tensor, Human's frame-change check: ~5 ms at 640x480); a full BlazeFace detection every 2 s costs ~60-80 ms. The default decodes whole frames with one decoder thread (up to 720p); ffmpeg's RGB conversion and the 1.7 GB a minute through the pipe are most of its CPU. `FAST_VIDEO` decodes at half size and analyses a steady face at 2 Hz with a full detection every 4 s: about half the CPU, but the UBFC-rPPG end-to-end error doubled, so it is an option, not the default. ffmpeg's own peak memory (~40 MB) is not in the RSS figure. Spread: two runs of the same code on the shared machine (load average 9 and 14) gave 5.3x and 8.9x for the default pipeline, 2.7x and 3.7x with `FAST_VIDEO`, 4.9x and 5.5x for a warm job; CPU time itself grows with the load (other work on the core's sibling thread and caches), the reference less than the pipeline.";
+  "Where the time goes (docs/media.md, profile with `node --cpu-prof`): face analysis (Human on tfjs-wasm) is most of the node time: per call the FaceMesh model (~10 ms), tfjs's graph executor (~3 ms), the 192x192 face crop (~2 ms) and Human's whole-frame work on its input (cast, frame-change check: ~3 ms at 640x480); a full BlazeFace detection every 2 s costs ~60-80 ms. The models see the same pixels whatever the decode, so they are what is left to cut (fewer full detections or analyses change the packets: docs/media.md). The default decodes to the stream's own yuv420p with one decoder thread (no RGB conversion in ffmpeg, half the bytes through the pipe: 0.83 GB a minute) and makes RGB in JS only where it is read (the whole frame for each of the 240 analyses, ~2 ms; the crop's box on the other frames, ~0.2 ms), bit for bit what ffmpeg gave; the `yuv: false` row is the decode before (ffmpeg converts every frame to RGB), same packets, same run. `FAST_VIDEO` decodes at half size and analyses a steady face at 2 Hz with a full detection every 4 s: about half the CPU, but the UBFC-rPPG end-to-end error doubled, so it is an option, not the default. ffmpeg's own peak memory (~40 MB) is not in the RSS figure. Spread: CPU time grows with the machine's load (other work on the core's sibling thread and caches), the pipeline's more than the reference's: before the YUV decode, runs of the same code gave 5.3x at load 9 and 8.9x at load 14 (4.9x and 5.5x for a warm job); compare rows of one run.";
 
-async function child(file: string, fast: boolean): Promise<void> {
+async function child(file: string, mode: string): Promise<void> {
+  const fast = mode === '--fast';
   const t0 = performance.now();
   const { createHumanDetector } = await import('../../packages/media/src/index.js');
   const detector = await createHumanDetector();
@@ -210,7 +215,7 @@ async function child(file: string, fast: boolean): Promise<void> {
     detect: (...a: Parameters<typeof detector.detect>) => (analyses++, detector.detect(...a)),
   };
   const { FAST_VIDEO } = await import('../../packages/media/src/index.js');
-  const r = await videoToPackets(file, { detector: counted, ...(fast ? FAST_VIDEO : {}) });
+  const r = await videoToPackets(file, { detector: counted, ...(fast ? FAST_VIDEO : {}), yuv: mode !== '--rgb' });
   const t2 = performance.now();
   const c2 = process.cpuUsage(c1);
   const cpu = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1e6;
@@ -232,6 +237,6 @@ async function child(file: string, fast: boolean): Promise<void> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === SELF) {
-  if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4] === '--fast');
+  if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4] ?? '--default');
   else console.log(splitSection(await run()).markdown);
 }

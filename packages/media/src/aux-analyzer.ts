@@ -153,7 +153,7 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
       }
       return runtime.runExclusive(async () => {
         // Full detections on the shared instance: no tracker leases it, so no tracking state is touched.
-        const input = runtime.tensorFromRgb(image.data, image.width, image.height);
+        const input = runtime.tensorFrom(image);
         try {
           const result = await runtime.human.detect(input, AUX_CONFIG);
           const face: HumanFace | undefined = result.face[0];

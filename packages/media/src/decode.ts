@@ -7,13 +7,17 @@
  * (The `showinfo` filter would give the same timestamps but costs more than the decode itself.)
  */
 import { execFile, spawn } from 'node:child_process';
+import { i420Bytes } from './yuv.js';
 
 export interface DecodedFrame {
   /** Index among decoded frames, from 0. */
   index: number;
   /** Presentation time in seconds, as in the container (not rebased). */
   tSec: number;
-  /** Interleaved RGB, `width * height * 3` bytes. Owned by the consumer (may go back to the pool). */
+  /**
+   * Interleaved RGB, `width * height * 3` bytes (with `pixFmt` yuv420p: the I420 planes, Y then U
+   * and V). Owned by the consumer (may go back to the pool).
+   */
   data: Uint8Array;
   width: number;
   height: number;
@@ -25,6 +29,11 @@ export interface DecodeOptions {
   height: number;
   /** Whether to scale (set when width/height are a reduced size). */
   scale: boolean;
+  /**
+   * Pixel format out of ffmpeg: rgb24 (default) or yuv420p, the decoder's own for most H.264 (no
+   * conversion in ffmpeg, half the bytes through the pipe; yuv.ts converts what is used).
+   */
+  pixFmt?: 'rgb24' | 'yuv420p';
   /** Fallback spacing when a timestamp is missing. */
   nominalFps: number;
   /** Presentation timestamps from `readFrameTimes`; missing ones are extrapolated. */
@@ -109,7 +118,8 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
   ];
   args.push('-i', file, '-map', '0:v:0', '-an', '-sn', '-dn');
   if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
-  args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1');
+  const pixFmt = opts.pixFmt ?? 'rgb24';
+  args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, 'pipe:1');
   const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
 
   const tail: string[] = [];
@@ -137,7 +147,7 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const frameBytes = opts.width * opts.height * 3;
+  const frameBytes = pixFmt === 'rgb24' ? opts.width * opts.height * 3 : i420Bytes(opts.width, opts.height);
   const pool = opts.pool ?? new FramePool(frameBytes);
   let frame = pool.take();
   let filled = 0;

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { HUMAN_BASE_CONFIG, type HumanFace, type HumanSession } from '@vitals/tracker';
+import { HUMAN_BASE_CONFIG, type HumanFace, type HumanSession, type RgbImage } from '@vitals/tracker';
 
 export type { HumanFace } from '@vitals/tracker';
 
@@ -42,8 +42,8 @@ export interface HumanRuntime {
   readonly modelDir: string;
   readonly loaded: string[];
   runExclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** Builds an input tensor from interleaved RGB; the caller disposes it. */
-  tensorFromRgb(data: Uint8Array, width: number, height: number): HumanTensor;
+  /** Builds an input tensor from an RGB image; the caller disposes it. */
+  tensorFrom(image: RgbImage): HumanTensor;
 }
 
 export function humanPackageDir(): string {
@@ -113,7 +113,7 @@ export async function leaseHuman(): Promise<HumanSession> {
     backend: 'wasm',
     detectRgb: (image, config) =>
       rt.runExclusive(async () => {
-        const input = rt.tensorFromRgb(image.data, image.width, image.height);
+        const input = rt.tensorFrom(image);
         try {
           return await rt.human.detect(input, config);
         } finally {
@@ -166,15 +166,22 @@ async function create(separate = false): Promise<HumanRuntime> {
   if (!loaded.includes('blazeface') || !loaded.includes('facemesh')) {
     throw new Error(`face models did not load from ${modelDir} (loaded: ${loaded.join(', ') || 'none'})`);
   }
+  // One float buffer per instance, reused: tfjs-wasm copies the values into its heap at once.
+  let floats = new Float32Array(0);
   return {
     human,
     version: human.version,
     modelDir,
     loaded,
     runExclusive,
-    tensorFromRgb(data, width, height) {
+    tensorFrom(image: RgbImage) {
+      const { width, height } = image;
+      const n = width * height * 3;
+      if (floats.length !== n) floats = new Float32Array(n);
       // float32 (0-255) spares Human's own int-to-float cast of the whole frame.
-      return human.tf.tensor(new Float32Array(data), [1, height, width, 3], 'float32');
+      if (image.data.length === n) floats.set(image.data);
+      else return human.tf.tensor(new Float32Array(image.data), [1, height, width, 3], 'float32');
+      return human.tf.tensor(floats, [1, height, width, 3], 'float32');
     },
   };
 }

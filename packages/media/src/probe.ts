@@ -19,6 +19,10 @@ export interface ProbeInfo {
   /** Frame count from the container; NaN when unknown. */
   frameCount: number;
   bitRate: number;
+  /** The stream's pixel format and colour tags as ffprobe names them (yuv.ts decides the decode format from them). */
+  pixFmt?: string;
+  colorRange?: string;
+  colorSpace?: string;
 }
 
 export type ProbeResult = { ok: true; info: ProbeInfo } | { ok: false; message: string };
@@ -36,6 +40,9 @@ interface RawStream {
   nb_frames?: string;
   duration?: string;
   bit_rate?: string;
+  pix_fmt?: string;
+  color_range?: string;
+  color_space?: string;
   tags?: Record<string, string>;
   side_data_list?: { rotation?: number }[];
   disposition?: { attached_pic?: number };
@@ -105,6 +112,9 @@ export async function probeVideo(ffprobe: string, file: string): Promise<ProbeRe
       fps: Number.isFinite(avg) && avg > 0 ? avg : NaN,
       frameCount: Number(stream.nb_frames ?? NaN),
       bitRate: Number(stream.bit_rate ?? raw.format.bit_rate ?? NaN),
+      pixFmt: stream.pix_fmt,
+      colorRange: stream.color_range,
+      colorSpace: stream.color_space,
     },
   };
 }

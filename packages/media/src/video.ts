@@ -29,6 +29,7 @@ import {
   type VideoStats,
   sizeRejection,
 } from './rules.js';
+import { I420Frame, i420Bytes, yuvMatrixFor } from './yuv.js';
 
 export type { VideoResult, VideoStats } from './rules.js';
 
@@ -56,6 +57,11 @@ export interface VideoOptions {
    * source pixels. Never below SHORT_SIDE_MIN pixels on the shorter side, never above MAX_DECODE_SIDE.
    */
   decodeScale?: number;
+  /**
+   * Decode to the stream's own YUV and convert in JS what is read (yuv.ts), where that conversion
+   * reproduces ffmpeg's; default true. false: ffmpeg converts every frame to RGB (the same bytes, more CPU).
+   */
+  yuv?: boolean;
   /** Wall-clock bound on decoding and following faces (default `decodeBudgetMs` of the duration). */
   decodeBudgetMs?: number;
   /** Tuning of the crop's Kalman smoother (defaults: see VIDEO_KALMAN). */
@@ -191,9 +197,13 @@ async function followFaces(
     opts.onProgress,
     Number.isFinite(info.frameCount) ? info.frameCount : info.durationSec * nominalFps,
   );
-  const pool = new FramePool(size.width * size.height * 3);
+  // The decoder's own YUV where the JS conversion reproduces ffmpeg's (yuv.ts); RGB from ffmpeg otherwise.
+  const matrix = size.scale || opts.yuv === false ? null : yuvMatrixFor(info, size.width, size.height);
+  const rgbBytes = size.width * size.height * 3;
+  const pool = new FramePool(matrix ? i420Bytes(size.width, size.height) : rgbBytes);
+  const rgbPool = new FramePool(rgbBytes);
   const auxEncoder = opts.aux ? new JpegStreamEncoder(bins.ffmpeg, AUX_SIZE, AUX_SIZE) : null;
-  const tracker = new FaceTracker<DecodedFrame>({
+  const tracker = new FaceTracker<DecodedFrame | I420Frame>({
     detector,
     analysisHz: opts.analysisHz,
     redetectSec: opts.redetectSec,
@@ -202,18 +212,26 @@ async function followFaces(
     scaleBack: size.scaleBack,
     kalman: opts.kalman ?? VIDEO_KALMAN,
     aux: auxEncoder,
-    onFrameDone: (frame) => pool.give(frame.data),
+    onFrameDone: (frame) => {
+      if (frame instanceof I420Frame) {
+        pool.give(frame.yuv);
+        rgbPool.give(frame.data);
+      } else pool.give(frame.data);
+    },
   });
   const stamps: number[] = [];
   try {
-    for await (const frame of decodeFrames(bins.ffmpeg, file, {
+    for await (const raw of decodeFrames(bins.ffmpeg, file, {
       ...size,
       threads: info.width * info.height <= ONE_THREAD_MAX_PIXELS ? 1 : DECODE_THREADS,
+      pixFmt: matrix ? 'yuv420p' : 'rgb24',
       nominalFps,
       times,
       pool,
       signal: opts.signal,
     })) {
+      const { index, tSec, data, width, height } = raw;
+      const frame = matrix ? new I420Frame(index, tSec, data, rgbPool.take(), width, height, matrix) : raw;
       stamps.push(frame.tSec);
       await tracker.push(frame);
       progress(frame.index);

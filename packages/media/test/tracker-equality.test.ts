@@ -40,6 +40,11 @@ describe.skipIf(!HAS_UBFC)('tracker extraction keeps the packets (UBFC-rPPG subj
     expect(got).toEqual(BEFORE);
   }, 120_000);
 
+  it('gives the same packets when ffmpeg converts to RGB (`yuv: false`, the decode before issue 18)', async () => {
+    // The default decodes to YUV and converts in JS only what is read (yuv.ts); same bytes.
+    expect(digest(await videoToPackets(clip, { yuv: false }))).toEqual(BEFORE);
+  }, 120_000);
+
   it('gives the same packets with another video tracked at the same time (no shared detector state)', async () => {
     // Before the move, two videos in one process shared Human's tracking cache: each call of one
     // forced a fresh detection on the other, so both came out different from a lone run.

@@ -49,4 +49,9 @@ export interface TrackerFrame extends RgbImage {
   index: number;
   /** Presentation time in seconds (any origin; packets count from the first frame). */
   tSec: number;
+  /**
+   * For frames whose RGB is made on demand (the video pipeline's YUV frames): makes `data` valid
+   * where a crop of `box` reads it (the whole frame for null). Called before each crop.
+   */
+  prepareRegion?(box: Box | null): void;
 }

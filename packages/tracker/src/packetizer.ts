@@ -14,7 +14,7 @@ import {
   type BoxKalmanOptions,
   type Packet,
 } from '@vitals/protocol';
-import { auxRgb, type AuxEncoder } from './aux-crop.js';
+import { auxRgb, auxSquare, type AuxEncoder } from './aux-crop.js';
 import { faceTelemetry } from './landmarks.js';
 import type { ScheduledFrame } from './schedule.js';
 
@@ -87,6 +87,7 @@ export class Packetizer {
     this.faceWidthsPx.push(s.box.width * this.opts.scaleBack);
     this.updateMotion(t, box);
 
+    frame.prepareRegion?.(box);
     const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box, undefined, undefined, frame.channels ?? 3);
     const brightness = meanLuma(pixels);
     this.out({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
@@ -115,6 +116,7 @@ export class Packetizer {
     }
     if (this.opts.aux && t >= this.nextAux) {
       this.nextAux = t + SIDE_PERIOD_SEC - 0.01;
+      frame.prepareRegion?.(auxSquare(box));
       this.auxJobs.push({ tMicros, jpeg: this.opts.aux.encode(auxRgb(frame, box)) });
     }
   }

@@ -4,11 +4,8 @@
 // cached in .eval-cache/hrv-bar/<version>.json (the H.264 round trips are the slow part).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { buildRgbTrace, generatePhantom } from '../../packages/engine/src/index.js';
-import {
-  analyzeTraceWithInternals,
-  hrvEligible,
-  hrvPublishable,
-} from '../../packages/engine/src/estimators/analyze.js';
+import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
+import { hrvEligible, hrvPublishable } from '../../packages/engine/src/estimators/hrv-rule.js';
 import type { QualityLevel } from '../../packages/engine/src/types.js';
 import { bandBins } from '../../packages/engine/src/dsp/spectrum.js';
 import { cachePath } from './common.js';
@@ -67,12 +64,12 @@ export interface Outcome extends Condition {
   durationSec: number;
   level: QualityLevel;
   hrPublished: boolean;
-  /** Every HRV condition but the timing-noise and frame-rate ones holds (analyze.ts `hrvEligible`). */
+  /** Every HRV condition but the timing-noise and frame-rate ones holds (hrv-rule.ts `hrvEligible`). */
   eligible: boolean;
 }
 
 /**
- * The engine's rule (analyze.ts `hrvPublishable`) on an outcome's internals, the same function the
+ * The engine's rule (hrv-rule.ts `hrvPublishable`) on an outcome's internals, the same function the
  * measurement uses (so a rule change needs no new captures). The phantom's frames are evenly spaced
  * (the codec keeps their timestamps), so its sample rate is the condition's frame rate.
  */

@@ -1,10 +1,11 @@
-// The HRV publication rule against the phantom's known RR series (estimators/analyze.ts
+// The HRV publication rule against the phantom's known RR series (estimators/hrv-rule.ts
 // `hrvPublishable`, beats/timing-noise.ts TIMING_NOISE_MAX_SHARE; docs/accuracy.md, "What camera
 // HRV needs"): below the bar a good capture's HRV is withheld; well above it, it is published
 // within max(10 ms, 20 %) of the truth. Rhythms as the eval's seeds 3, 6 and 106 (scripts/eval/hrv-bar-data.ts).
 import { describe, expect, it } from 'vitest';
 import { buildRgbTrace, estimateOffline, generatePhantom } from '@vitals/engine';
-import { analyzeTraceWithInternals, HRV_MIN_SAMPLE_RATE_HZ } from '../src/estimators/analyze.js';
+import { analyzeTraceWithInternals } from '../src/estimators/analyze.js';
+import { HRV_MIN_SAMPLE_RATE_HZ } from '../src/estimators/hrv-rule.js';
 import { TIMING_NOISE_MAX_SHARE, TIMING_NOISE_RMSSD_FACTOR } from '../src/beats/timing-noise.js';
 
 const within = (est: number, truth: number): boolean => Math.abs(est - truth) <= Math.max(10, 0.2 * truth);

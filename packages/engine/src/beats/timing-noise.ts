@@ -10,7 +10,7 @@
 // Calibration (docs/engine.md, step 8 and "HRV from video"): on phantom captures with known beats and on
 // the ten labelled ubfc2 recordings against their contact PPG, the noise part of the measured RMSSD
 // (√(measured² − true²)) was 1.5–6 times this SD (ubfc2 1.9–3.2). HRV is published only while
-// 3 × SD ≤ 0.35 × RMSSD (TIMING_NOISE_MAX_SHARE) and the capture is sampled at ≥ 28 Hz (analyze.ts
+// 3 × SD ≤ 0.35 × RMSSD (TIMING_NOISE_MAX_SHARE) and the capture is sampled at ≥ 28 Hz (hrv-rule.ts
 // `hrvPublishable`). Both were chosen on calibration phantom seeds (scripts/eval/hrv-bar.ts,
 // `calibratedRule`: 15–60 fps, pulse 1–4 %, H.264 at 150–2000 kbit/s, a spread of rhythms) as the
 // pair that publishes the most captures with none outside max(10 ms, 20 %) of the truth; fresh

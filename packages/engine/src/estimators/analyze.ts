@@ -17,7 +17,6 @@ import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
 import { pulseToVitals, respiratoryBaseline, type PulseVitals } from '../vitals/pulse-vitals.js';
 import { stressLevel } from '../vitals/stress.js';
 
-export { HRV_MIN_DURATION_SEC, HRV_MIN_SAMPLE_RATE_HZ, hrvEligible, hrvPublishable } from './hrv-rule.js';
 import { hrvPublishable } from './hrv-rule.js';
 
 export interface CaptureTiming {

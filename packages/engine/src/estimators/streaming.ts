@@ -20,7 +20,8 @@ import { appendPacket, createRgbTrace, type RgbTrace } from '../trace/rgb-trace.
 import type { EngineEvent, EngineMeasurement } from '../types.js';
 import { estimateBloodPressure, estimateSpo2 } from '../vitals/beta-models.js';
 import { pulseToVitals, type PulseVitals } from '../vitals/pulse-vitals.js';
-import { analyzeTrace, bandOf, hrvPublishable, redBlueRatioOfRatios, type AnalyzeOptions } from './analyze.js';
+import { analyzeTrace, bandOf, redBlueRatioOfRatios, type AnalyzeOptions } from './analyze.js';
+import { hrvPublishable } from './hrv-rule.js';
 
 export interface StreamingOptions extends AnalyzeOptions {
   /** Capture seconds between heart-rate analyses (default 1). */
@@ -214,7 +215,7 @@ export class StreamingEstimator {
   }
 
   /**
-   * The offline HRV rule (analyze.ts `hrvPublishable`) on the capture so far, at the camera's frame
+   * The offline HRV rule (hrv-rule.ts `hrvPublishable`) on the capture so far, at the camera's frame
    * rate (`frameHz`, not the decimated analysis rate): graded as the offline
    * quality grades it from every window's SQI and the skin share of the last slow window (without
    * the capture-level evidence, so live is never looser than offline).

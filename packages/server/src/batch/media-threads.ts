@@ -9,6 +9,7 @@
  */
 import type { CaptureSource, EngineMeasurement, RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
+import type { AuxAnalyzer } from '@vitals/media';
 import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
 import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
 import { checkFramesFile } from './frames.js';
@@ -45,8 +46,14 @@ export interface MediaThreads {
   auxAnalyses(images: Uint8Array[], signal: AbortSignal): Promise<AuxAnalysis[] | null>;
   /** The aux models' availability, found on a video worker; `null` with no threads. */
   auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }> | null;
+  /**
+   * Live sessions' emotion and gaze: an aux analyzer whose models run on a worker thread of its
+   * own (never behind a video job, never on the event loop); `null` with no threads (the caller
+   * loads the models on the main thread). Rejects when the worker cannot start.
+   */
+  liveAux(): Promise<AuxAnalyzer> | null;
   /** The pools started so far (workers, busy, queued). */
-  stats(): { video?: PoolStats; estimator?: PoolStats };
+  stats(): { video?: PoolStats; estimator?: PoolStats; liveAux?: PoolStats };
   close(): Promise<void>;
 }
 
@@ -58,7 +65,8 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
   let estimator: Promise<ThreadPool<EstimateTask, EstimateOutput>> | undefined;
   // Loaded on first use: the media stack (ffmpeg wrappers, face models) is heavy to import.
   let capabilities: Promise<{ emotion: boolean; gaze: boolean }> | undefined;
-  const started: { video?: VideoPool; estimator?: ThreadPool<EstimateTask, EstimateOutput> } = {};
+  let liveAux: Promise<AuxAnalyzer> | undefined;
+  const started: { video?: VideoPool; estimator?: ThreadPool<EstimateTask, EstimateOutput>; liveAux?: VideoPool } = {};
   const getVideoPool = (): Promise<VideoPool> =>
     (videoPool ??= import('@vitals/media/threads').then(
       (m) => (started.video = m.createVideoPool({ size: threads, nice })),
@@ -130,9 +138,44 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
       if (out.kind !== 'frames') throw new Error('estimator thread answered another task');
       return out;
     },
-    stats: () => ({ video: started.video?.stats(), estimator: started.estimator?.stats() }),
+    liveAux() {
+      if (threads === 0) return null;
+      // One worker for every live session of the process: each session has at most one analysis
+      // in flight (stream/aux-analysis.ts), so the queue is bounded by the sessions, and a session
+      // whose analysis waits skips its next aux frames rather than piling them up.
+      return (liveAux ??= import('@vitals/media/threads').then(async (m) => {
+        const pool = (started.liveAux = m.createVideoPool({ size: 1, nice }));
+        try {
+          const caps = await pool.auxCapabilities();
+          const analyzer: AuxAnalyzer = {
+            emotionAvailable: caps.emotion,
+            gazeAvailable: caps.gaze,
+            analyze: async (jpeg) => (await pool.analyzeAux([jpeg]))[0] ?? {},
+          };
+          return analyzer;
+        } catch (err) {
+          // Asked again by the next session that orders emotion or gaze.
+          liveAux = undefined;
+          started.liveAux = undefined;
+          await pool.close();
+          throw err;
+        }
+      }));
+    },
+    stats: () => ({
+      video: started.video?.stats(),
+      estimator: started.estimator?.stats(),
+      liveAux: started.liveAux?.stats(),
+    }),
     async close() {
-      const pools = await Promise.all([videoPool, estimator]);
+      const pools = await Promise.all([
+        videoPool,
+        estimator,
+        liveAux?.then(
+          () => started.liveAux,
+          () => undefined,
+        ),
+      ]);
       await Promise.all(pools.map((p) => p?.close()));
     },
   };

@@ -67,7 +67,7 @@ export async function authorize(
   if (Array.isArray(requested)) accepted = accepted.filter((f) => requested.includes(f));
   let analyzer: AuxAnalyzer | undefined;
   if (wantsAux(accepted)) {
-    const a = await auxAnalyzer();
+    const a = await auxAnalyzer(ctx);
     accepted = accepted.filter((f) => (f === 'emotion' ? a.emotionAvailable : f === 'gaze' ? a.gazeAvailable : true));
     if (wantsAux(accepted)) analyzer = a;
   }

@@ -42,6 +42,17 @@ const require = createRequire(import.meta.url);
 export function ffmpegPath(): string {
   return (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
 }
+/**
+ * Options that make a clip the evaluation builds with ffmpeg the same bytes on any x86-64 machine
+ * with the bundled ffmpeg, run after run. `-cpuflags 0` (global, first): ffmpeg's own libraries run
+ * their C code, never a SIMD path chosen by the CPU (swscale's SIMD rounds differently from its C
+ * path and between instruction sets, so the same recipe made other pixels on another machine).
+ * For x264, `X264_REPRODUCIBLE`: one thread (its frame threads under rate control give different
+ * bytes from one run to the next on the same machine); its own assembly is bit-exact by design.
+ */
+export const FF_REPRODUCIBLE: readonly string[] = ['-cpuflags', '0'];
+export const X264_REPRODUCIBLE: readonly string[] = ['-threads', '1'];
+
 export function ffprobePath(): string {
   return (require('@ffprobe-installer/ffprobe') as { path: string }).path;
 }

@@ -16,7 +16,15 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { decodeFramesFile, type Packet } from '../../packages/protocol/src/index.js';
 import { packetsToFramesFile, videoToPackets } from '../../packages/media/src/index.js';
-import { cachePath, DATA_DIR, ffmpegPath, readManifest, type ManifestItem } from './common.js';
+import {
+  cachePath,
+  DATA_DIR,
+  ffmpegPath,
+  FF_REPRODUCIBLE,
+  readManifest,
+  X264_REPRODUCIBLE,
+  type ManifestItem,
+} from './common.js';
 
 export interface NullVideoSet {
   set: string;
@@ -24,7 +32,8 @@ export interface NullVideoSet {
   items: { id: string; durationSec: number; packets: Packet[] }[];
 }
 
-export const NULL_VIDEO_VERSION = 'n1';
+/** n2: clips made reproducibly (common.ts FF_REPRODUCIBLE, X264_REPRODUCIBLE); n1 differed between runs and machines. */
+export const NULL_VIDEO_VERSION = 'n2';
 /** Where the replay clips start in the source video, s (the first seconds hold the setup). */
 export const SCREEN_START_SEC = 3;
 /** Replay clip length, s (the shortest ubfc2 video is 46 s long). */
@@ -52,12 +61,14 @@ interface Cached {
 }
 
 const ff = (args: string[]): void => {
-  execFileSync(ffmpegPath(), ['-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(ffmpegPath(), ['-v', 'error', '-y', ...FF_REPRODUCIBLE, ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 };
 
 /** One frame of the subject's video (10 s in) as a PNG, the "photo" the still and moving sets hold. */
 function stillFrame(item: ManifestItem): string {
-  const png = cachePath('null-videos', 'frames', `${item.id}.png`);
+  const png = cachePath('null-videos', NULL_VIDEO_VERSION, 'frames', `${item.id}.png`);
   if (!existsSync(png)) ff(['-ss', '10', '-i', join(DATA_DIR, item.video!), '-frames:v', '1', png]);
   return png;
 }
@@ -70,6 +81,7 @@ const encode = (k: number): string[] => [
   'veryfast',
   '-pix_fmt',
   'yuv420p',
+  ...X264_REPRODUCIBLE,
   ...(k % 2 === 0
     ? ['-b:v', '1500k', '-maxrate', '2000k', '-bufsize', '3000k']
     : ['-b:v', '150k', '-maxrate', '200k', '-bufsize', '300k']),
@@ -116,7 +128,7 @@ function movingRecipe(item: ManifestItem, k: number): Recipe {
 
 /** A moiré-like pattern: two slightly rotated fine gratings, as a camera sees a screen's pixel grid. */
 function moirePattern(): string {
-  const png = cachePath('null-videos', 'frames', 'moire.png');
+  const png = cachePath('null-videos', NULL_VIDEO_VERSION, 'frames', 'moire.png');
   if (!existsSync(png))
     ff([
       '-f',
@@ -139,7 +151,17 @@ function screenRecipe(item: ManifestItem): Recipe {
     '[1:v]format=gbrp[m];[v][m]blend=all_mode=multiply,noise=alls=3:allf=t:all_seed=7,format=yuv420p',
   ].join('');
   const args = ['-i', join(DATA_DIR, item.video!), '-loop', '1', '-i', moirePattern(), '-filter_complex', graph];
-  const enc = ['-t', String(SCREEN_SEC), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'];
+  const enc = [
+    '-t',
+    String(SCREEN_SEC),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-pix_fmt',
+    'yuv420p',
+    ...X264_REPRODUCIBLE,
+  ];
   return {
     id: item.id,
     durationSec: SCREEN_SEC,

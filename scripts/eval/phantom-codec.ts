@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FaceCropPacket, Packet } from '../../packages/protocol/src/index.js';
-import { ffmpegPath } from './common.js';
+import { ffmpegPath, FF_REPRODUCIBLE, X264_REPRODUCIBLE } from './common.js';
 
 const SIDE = 36;
 const FACE = 180;
@@ -18,7 +18,9 @@ const Y0 = 150;
 
 function run(args: string[], input?: Uint8Array): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath(), ['-v', 'error', '-y', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(ffmpegPath(), ['-v', 'error', '-y', ...FF_REPRODUCIBLE, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -53,7 +55,7 @@ export async function codecRoundTrip(packets: readonly Packet[], fps: number, kb
     await run(
       [
         ...['-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${SIDE}x${SIDE}`, '-r', String(fps), '-i', 'pipe:0'],
-        ...['-vf', vf, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p'],
+        ...['-vf', vf, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', ...X264_REPRODUCIBLE],
         ...['-b:v', rate, '-maxrate', rate, '-bufsize', `${2 * kbps}k`, video],
       ],
       raw,

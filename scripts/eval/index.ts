@@ -89,9 +89,17 @@ analysis band is now 42–150 bpm (\`band: 'wide'\` gives 36–210 bpm).`;
 const FOOTER = `## How to reproduce
 
 \`\`\`sh
-npm run eval          # writes docs/accuracy.md; first run decodes videos (~3 min), then cached
+npm run eval          # writes docs/accuracy.md; a first run builds the clips and decodes the videos (~15 min on 2 cores), then cached
 npx vitest run packages/engine   # the phantom tests
-\`\`\``;
+\`\`\`
+
+The clips the evaluation makes itself (the real-user null videos, the phantom through H.264) are the
+same bytes on every run and on every x86-64 machine with the bundled ffmpeg: ffmpeg runs its C code
+(\`-cpuflags 0\`: its SIMD paths round differently from one CPU to another) and x264 one thread (its
+frame threads under rate control vary from run to run); scripts/eval/phantom-codec.test.ts checks
+it. The face tracker's models (tfjs-wasm) pick kernels by CPU, so a video's packets could still
+differ on another CPU; the 16 UBFC-rPPG videos gave the same figures on the two machines this page
+was made on.`;
 
 if (process.argv[1] && process.argv[1] === fileURLToPath(import.meta.url)) {
   main().catch((e) => {

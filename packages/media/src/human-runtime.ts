@@ -14,17 +14,23 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import vm from 'node:vm';
 import { HUMAN_BASE_CONFIG, type HumanFace, type HumanSession, type RgbImage } from '@vitals/tracker';
+import { FrameChangeCheck, patchHumanSkip, type SkipTf } from './human-skip.js';
 
 export type { HumanFace } from '@vitals/tracker';
 
 const require = createRequire(import.meta.url);
 
 interface HumanTensor {
+  shape: number[];
   dispose(): void;
+  data(): Promise<ArrayLike<number>>;
 }
-interface HumanTf {
-  tensor(values: Int32Array | Float32Array, shape: number[], dtype: string): HumanTensor;
+interface HumanTf extends SkipTf {
+  tensor(values: Float32Array, shape: number[], dtype: 'float32'): HumanTensor;
+  zeros(shape: number[], dtype: 'float32'): HumanTensor;
+  backend(): { typedArrayFromHeap?(t: HumanTensor): Float32Array | Int32Array | Uint8Array };
   io: { registerLoadRouter(router: (url: string | string[]) => unknown): void };
   getBackend(): string;
 }
@@ -36,6 +42,11 @@ interface HumanInstance {
   models: { loaded(): string[] };
 }
 
+/** Where a separate instance's frame-change check goes (set once the instance is built). */
+interface SkipHook {
+  skip?: (config: { cacheSensitivity?: number }, input: HumanTensor) => Promise<boolean>;
+}
+
 export interface HumanRuntime {
   readonly human: HumanInstance;
   readonly version: string;
@@ -44,6 +55,8 @@ export interface HumanRuntime {
   runExclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Builds an input tensor from an RGB image; the caller disposes it. */
   tensorFrom(image: RgbImage): HumanTensor;
+  /** One tracking detection on `image` (a leased instance: its frame-change check runs on the bytes). */
+  detectRgb(image: RgbImage, config: object): Promise<{ face: HumanFace[]; error?: string | null }>;
 }
 
 export function humanPackageDir(): string {
@@ -111,15 +124,7 @@ export async function leaseHuman(): Promise<HumanSession> {
   return {
     version: rt.version,
     backend: 'wasm',
-    detectRgb: (image, config) =>
-      rt.runExclusive(async () => {
-        const input = rt.tensorFrom(image);
-        try {
-          return await rt.human.detect(input, config);
-        } finally {
-          input.dispose();
-        }
-      }),
+    detectRgb: (image, config) => rt.runExclusive(() => rt.detectRgb(image, config)),
     release() {
       if (!leased) return;
       leased = false;
@@ -143,9 +148,10 @@ async function create(separate = false): Promise<HumanRuntime> {
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + path.sep;
   const main = path.join(dir, 'dist', 'human.node-wasm.js');
   // A separate instance is a fresh evaluation of Human's module (its own detector cache and model
-  // handles); tfjs stays shared through require's cache.
-  if (separate) delete require.cache[require.resolve(main)];
-  const { Human } = require(main) as {
+  // handles, its frame-change check on our bytes: human-skip.ts); tfjs stays shared through
+  // require's cache.
+  const hook: SkipHook = {};
+  const { Human } = (separate ? evaluateHuman(main, hook) : require(main)) as {
     Human: new (config: object) => HumanInstance;
   };
   // A tracker's own instance needs BlazeFace and FaceMesh only (iris and emotion stay with the shared one).
@@ -168,20 +174,76 @@ async function create(separate = false): Promise<HumanRuntime> {
   }
   // One float buffer per instance, reused: tfjs-wasm copies the values into its heap at once.
   let floats = new Float32Array(0);
+  const tf = human.tf;
+  const check = new FrameChangeCheck(tf);
+  // The image of the detection under way (the hook's bytes) and one input tensor per instance,
+  // rewritten in place in tfjs-wasm's heap for each frame of the same size.
+  let current: Uint8Array | null = null;
+  let input: { tensor: HumanTensor; width: number; height: number } | null = null;
+  hook.skip = (config, tensor) => {
+    if (!current) throw new Error('frame-change check outside a detection');
+    return check.skip(config.cacheSensitivity, tensor, current);
+  };
+  const tensorFrom = (image: RgbImage): HumanTensor => {
+    const { width, height } = image;
+    const n = width * height * 3;
+    if (floats.length !== n) floats = new Float32Array(n);
+    // float32 (0-255) spares Human's own int-to-float cast of the whole frame.
+    if (image.data.length === n) floats.set(image.data);
+    else return tf.tensor(new Float32Array(image.data), [1, height, width, 3], 'float32');
+    return tf.tensor(floats, [1, height, width, 3], 'float32');
+  };
+  /** A `[height, width, 3]` tensor of the image (Human adds the batch axis without a copy). */
+  const inputOf = (image: RgbImage): HumanTensor => {
+    const { width, height } = image;
+    if (!input || input.width !== width || input.height !== height) {
+      input?.tensor.dispose();
+      input = { tensor: tf.zeros([height, width, 3], 'float32'), width, height };
+    }
+    const heap = tf.backend().typedArrayFromHeap?.(input.tensor);
+    if (!(heap instanceof Float32Array) || heap.length !== image.data.length) {
+      throw new Error('tfjs backend without a float32 heap view');
+    }
+    heap.set(image.data);
+    return input.tensor;
+  };
   return {
     human,
     version: human.version,
     modelDir,
     loaded,
     runExclusive,
-    tensorFrom(image: RgbImage) {
-      const { width, height } = image;
-      const n = width * height * 3;
-      if (floats.length !== n) floats = new Float32Array(n);
-      // float32 (0-255) spares Human's own int-to-float cast of the whole frame.
-      if (image.data.length === n) floats.set(image.data);
-      else return human.tf.tensor(new Float32Array(image.data), [1, height, width, 3], 'float32');
-      return human.tf.tensor(floats, [1, height, width, 3], 'float32');
+    tensorFrom,
+    async detectRgb(image, config) {
+      if (image.data.length !== image.width * image.height * 3 || (image.channels ?? 3) !== 3) {
+        throw new Error('a tracking detection needs an RGB image');
+      }
+      current = image.data;
+      try {
+        return await human.detect(inputOf(image), config);
+      } finally {
+        current = null;
+      }
     },
   };
+}
+
+/**
+ * Evaluates Human's bundle as a module of its own, with its frame-change check handed to `hook`
+ * (human-skip.ts); unpatched when the bundle's check is not the one we know.
+ */
+function evaluateHuman(main: string, hook: SkipHook): unknown {
+  const source = readFileSync(main, 'utf8');
+  const patched = patchHumanSkip(source);
+  const vitalsSkip: SkipHook['skip'] = (config, input) => {
+    if (!hook.skip) throw new Error('frame-change check called before the instance was ready');
+    return hook.skip(config, input);
+  };
+  const module = { exports: {} as unknown, vitalsSkip: patched ? vitalsSkip : undefined };
+  const wrapper = vm.runInThisContext(
+    `(function (exports, require, module, __filename, __dirname) {${patched ?? source}\n})`,
+    { filename: main },
+  ) as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(main), module, main, path.dirname(main));
+  return module.exports;
 }

@@ -58,6 +58,7 @@ export function rejectReferences(
   const xtx = small.subarray(0, q * q);
   const xty = [0, 1, 2].map((c) => small.subarray(q * q + c * q, q * q + (c + 1) * q));
   const solveWork = small.subarray(q * q + 3 * q);
+  const solution = solveWork.subarray(q * (q + 1), q * (q + 1) + q);
   for (const st of starts) {
     const end = st + len;
     for (let a = 0; a < q; a++) {
@@ -81,16 +82,11 @@ export function rejectReferences(
           s2 += x * pc[i];
           s3 += x * pd[i];
         }
-        const sums = [s0, s1, s2, s3];
-        for (let k = 0; k < 4 && p0 + k < partners; k++) {
-          const p = p0 + k;
-          if (p < q - a) {
-            xtx[a * q + a + p] = sums[k];
-            xtx[(a + p) * q + a] = sums[k];
-          } else {
-            xty[p - (q - a)][a] = sums[k];
-          }
-        }
+        // The four sums stored in turn (no array of them per window).
+        store(xtx, small, q, a, p0, partners, s0);
+        store(xtx, small, q, a, p0 + 1, partners, s1);
+        store(xtx, small, q, a, p0 + 2, partners, s2);
+        store(xtx, small, q, a, p0 + 3, partners, s3);
       }
     }
     let trace = 0;
@@ -98,7 +94,7 @@ export function rejectReferences(
     const ridge = RIDGE * trace + 1e-15;
     for (let a = 0; a < q; a++) xtx[a * q + a] += ridge;
     for (let c = 0; c < 3; c++) {
-      const beta = solveN(xtx, xty[c], q, solveWork);
+      const beta = solveN(xtx, xty[c], q, solveWork, solution);
       const sc = s[c];
       fitWindow(fit, refs, beta, st, end);
       let ss = 0;
@@ -157,6 +153,28 @@ function fitWindow(fit: Float64Array, refs: Float64Array[], beta: Float64Array, 
 }
 
 /**
+ * Stores sum p (p < partners) of reference a: into xtx (both triangles) for p < q − a, else into the
+ * x'y block of the skin channel p − (q − a) (small[q·q + c·q + a]). Past the last partner: nothing.
+ */
+function store(
+  xtx: Float64Array,
+  small: Float64Array,
+  q: number,
+  a: number,
+  p: number,
+  partners: number,
+  sum: number,
+): void {
+  if (p >= partners) return;
+  if (p < q - a) {
+    xtx[a * q + a + p] = sum;
+    xtx[(a + p) * q + a] = sum;
+  } else {
+    small[q * q + (p - (q - a)) * q + a] = sum;
+  }
+}
+
+/**
  * Partner p of reference a in the normal equations: refs[a + p] for p < q − a, then the skin
  * channels; past the last partner, refs[a] again (a dummy sum, discarded).
  */
@@ -168,11 +186,11 @@ function partner(refs: Float64Array[], s: Float64Array[], a: number, p: number, 
 
 /**
  * Solves the q×q system A x = y (A row-major, not modified); zeros when singular. `work` holds at
- * least q·(q+1) + q values; the solution is its last q (a view, valid until the next solve).
+ * least q·(q+1) + q values, the augmented matrix first; `x` is the view of its last q values the
+ * solution is written to (made once per call of rejectReferences, not per solve).
  */
-function solveN(a: Float64Array, y: Float64Array, q: number, work: Float64Array): Float64Array {
-  const m = work.subarray(0, q * (q + 1));
-  const x = work.subarray(q * (q + 1), q * (q + 1) + q);
+function solveN(a: Float64Array, y: Float64Array, q: number, work: Float64Array, x: Float64Array): Float64Array {
+  const m = work;
   for (let r = 0; r < q; r++) {
     for (let c = 0; c < q; c++) m[r * (q + 1) + c] = a[r * q + c];
     m[r * (q + 1) + q] = y[r];
@@ -182,7 +200,12 @@ function solveN(a: Float64Array, y: Float64Array, q: number, work: Float64Array)
     let p = c;
     for (let r = c + 1; r < q; r++) if (Math.abs(m[r * w + c]) > Math.abs(m[p * w + c])) p = r;
     if (Math.abs(m[p * w + c]) < 1e-18) return x.fill(0);
-    if (p !== c) for (let k = 0; k < w; k++) [m[c * w + k], m[p * w + k]] = [m[p * w + k], m[c * w + k]];
+    if (p !== c)
+      for (let k = 0; k < w; k++) {
+        const t = m[c * w + k];
+        m[c * w + k] = m[p * w + k];
+        m[p * w + k] = t;
+      }
     for (let r = 0; r < q; r++) {
       if (r === c) continue;
       const f = m[r * w + c] / m[c * w + c];

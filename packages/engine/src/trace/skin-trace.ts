@@ -181,33 +181,29 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   const runStart = L.runStart;
   for (let r = 0, runs = runStart.length - 1; r < runs; r++) {
     const end = runStart[r + 1];
-    // Two pixels per iteration, in order (the same additions in the same order).
+    // Two pixels per iteration, in order (the same additions in the same order). No test for a zero
+    // weight: weights are never negative or NaN and every sum starts at +0, so a zero weight adds
+    // +0 and leaves each sum's bits unchanged, and the loop has no data-dependent branch to mispredict.
     let k = runStart[r];
     let j = byte[k];
     for (; k + 1 < end; k += 2, j += 6) {
       const w0 = w[k];
       const w1 = w[k + 1];
-      if (w0 !== 0) {
-        ws += w0;
-        sr += w0 * pixels[j];
-        sg += w0 * pixels[j + 1];
-        sb += w0 * pixels[j + 2];
-      }
-      if (w1 !== 0) {
-        ws += w1;
-        sr += w1 * pixels[j + 3];
-        sg += w1 * pixels[j + 4];
-        sb += w1 * pixels[j + 5];
-      }
+      ws += w0;
+      sr += w0 * pixels[j];
+      sg += w0 * pixels[j + 1];
+      sb += w0 * pixels[j + 2];
+      ws += w1;
+      sr += w1 * pixels[j + 3];
+      sg += w1 * pixels[j + 4];
+      sb += w1 * pixels[j + 5];
     }
     if (k < end) {
       const wi = w[k];
-      if (wi !== 0) {
-        ws += wi;
-        sr += wi * pixels[j];
-        sg += wi * pixels[j + 1];
-        sb += wi * pixels[j + 2];
-      }
+      ws += wi;
+      sr += wi * pixels[j];
+      sg += wi * pixels[j + 1];
+      sb += wi * pixels[j + 2];
     }
   }
   backgroundMean(pixels, L.bgByte, out);

@@ -13,7 +13,7 @@ import { welch } from './detectability.js';
 import { codecRoundTrip } from './phantom-codec.js';
 
 /** Bump when the engine or the conditions change, so cached outcomes are recomputed. */
-export const HRV_BAR_VERSION = 'h4';
+export const HRV_BAR_VERSION = 'h4-halve';
 export const PHANTOM_SEC = 60;
 /** Pulse amplitudes (relative, green): 1 % is the default phantom and the literature's typical skin pulse. */
 export const AMPLITUDES = [0.01, 0.015, 0.02, 0.03, 0.04];

@@ -202,7 +202,7 @@ export class StreamingEstimator {
     // The event's rate is the capture rate so far; its SQI is this window's at the tracked rate
     // inside the anchor's corridor, so a window whose power sits on a noise peak elsewhere (codec
     // pumping near 1 Hz, in ubfc2) sends no event and holds the slow analyses.
-    this.liveRate.add(win);
+    this.liveRate.add(win, w.pulses.pos, w.fs);
     const live = this.liveRate.estimate();
     const r = refineRateHz(win, live.bin);
     this.lastHrHz = r.freqHz;

@@ -95,8 +95,8 @@ export class LiveRate {
   }
 
   /** Adds one live window (nothing of it is referenced afterwards: the caller may overwrite it). */
-  add(win: HrWindow): void {
-    this.anchor.add(win);
+  add(win: HrWindow, pos?: Float64Array, sampleRateHz?: number): void {
+    this.anchor.add(win, pos, sampleRateHz);
     this.windows++;
     // The capture rate tracks the POS pulse alone (capture-rate.ts), so its score is re-made from
     // the POS spectrum; the window's own score mixes in CHROM.

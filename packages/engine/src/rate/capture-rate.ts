@@ -87,14 +87,30 @@ export function addCoupling(acc: Float64Array, x: Float64Array, s: number, wl: n
   let a1i = 0;
   let a2r = 0;
   let a2i = 0;
+  // Phasors by rotation (no trigonometry per sample): e^{iπf(s+t)} for f/2, and the Hann window's
+  // cos(2π(t + ½)/wl).
   const w = Math.PI * f;
+  let c = Math.cos(w * s);
+  let sn = Math.sin(w * s);
+  const dc = Math.cos(w);
+  const ds = Math.sin(w);
+  const hw = (2 * Math.PI) / wl;
+  let hc = Math.cos(hw / 2);
+  let hs = Math.sin(hw / 2);
+  const hdc = Math.cos(hw);
+  const hds = Math.sin(hw);
   for (let t = 0; t < wl; t++) {
-    const v = (0.5 - 0.5 * Math.cos((2 * Math.PI * (t + 0.5)) / wl)) * x[s + t];
-    const ph = w * (s + t);
-    a1r += v * Math.cos(ph);
-    a1i -= v * Math.sin(ph);
-    a2r += v * Math.cos(2 * ph);
-    a2i -= v * Math.sin(2 * ph);
+    const v = (0.5 - 0.5 * hc) * x[s + t];
+    a1r += v * c;
+    a1i -= v * sn;
+    a2r += v * (c * c - sn * sn);
+    a2i -= v * 2 * c * sn;
+    const c1 = c * dc - sn * ds;
+    sn = sn * dc + c * ds;
+    c = c1;
+    const h1 = hc * hdc - hs * hds;
+    hs = hs * hdc + hc * hds;
+    hc = h1;
   }
   // conj(X₁)² = (a1r² − a1i²) − 2i·a1r·a1i.
   const cr = a1r * a1r - a1i * a1i;

@@ -72,7 +72,7 @@ const NONE: CaptureRate = {
  * f/2 and f are phase-locked (coupling ≥ PERIOD_DOUBLING_COUPLING) and the pulse repeats clearly
  * better every 2/f than every 1/f (autocorrelation gain ≥ PERIOD_DOUBLING_AC_GAIN). Clean phantoms
  * anchored on their double: coupling 0.96–0.99, gain 0.41–0.72; ubfc2 captures (every 20–60 s part,
- * both paths) anchored at their rate: coupling ≤ 0.79, and ≤ 0.57 where the gain exceeds 0.3.
+ * both paths) anchored at their rate: coupling ≤ 0.79, and ≤ 0.59 where the gain exceeds 0.3.
  */
 export const PERIOD_DOUBLING_COUPLING = 0.85;
 export const PERIOD_DOUBLING_AC_GAIN = 0.3;

@@ -49,15 +49,20 @@ describe('live hr events against the final (phantom)', () => {
     expect(Math.abs(hr[hr.length - 1].hr - final.cardiac.heartRate!.value)).toBeLessThanOrEqual(1);
   });
 
-  // At 45 bpm every live event sat on the double (~90 bpm) while the final said 45: the running
-  // anchor now takes the period-doubling test (rate/live-anchor.ts). The windows' SQI at the
-  // fundamental is below the event threshold there, so these sessions send no event rather than a
-  // wrong one.
+  // At 45–50 bpm the live events sat on the double (~90–100 bpm) while the final said 45–50: the
+  // running anchor now takes the period-doubling test and sends no event while it is in doubt
+  // (rate/live-anchor.ts). The windows' SQI at the fundamental is mostly below the event threshold
+  // there, so these sessions send few events or none rather than wrong ones. Seeds 13–14 were not
+  // looked at while the rule was made.
   it.each([
-    { sec: 25, seed: 1 },
-    { sec: 60, seed: 2 },
-  ])('at 45 bpm ($sec s, seed $seed) no event is on the double', ({ sec, seed }) => {
-    const { hr, truthBpm } = session(sec, 45, seed);
+    { bpm: 45, sec: 25, seed: 1 },
+    { bpm: 45, sec: 60, seed: 2 },
+    { bpm: 50, sec: 60, seed: 3 },
+    { bpm: 45, sec: 60, seed: 13 },
+    { bpm: 50, sec: 25, seed: 13 },
+    { bpm: 50, sec: 60, seed: 14 },
+  ])('at $bpm bpm ($sec s, seed $seed) no event is on the double', ({ bpm, sec, seed }) => {
+    const { hr, truthBpm } = session(sec, bpm, seed);
     for (const e of hr) expect(Math.abs(e.hr - truthBpm)).toBeLessThanOrEqual(5);
   });
 

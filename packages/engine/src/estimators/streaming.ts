@@ -209,7 +209,8 @@ export class StreamingEstimator {
     this.lastSqi = r.sqi;
     // Gated on the SQI as sent (2 decimals), so every event's `sqi` is above the spec's 0.38.
     const sqi = roundTo(r.sqi, 2);
-    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS) {
+    // No event while the running anchor may be the double of the rate (rate/live-anchor.ts).
+    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS && !this.liveRate.doubtful) {
       events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi, tMs: Math.round(tEnd / 1000) });
     }
   }

@@ -6,11 +6,13 @@
 // Electroacoust. 15(2), 1967) over the windows so far. A live rate far from it is a noise peak
 // that one window's SQI let through (codec pumping near 1 Hz on low-bitrate video, in ubfc2).
 // The offline period-doubling test (capture-rate.ts `periodDoubling`) is kept online too: each
-// window given its POS pulse adds, at the grid rates within PERIOD_REACH_BPM of the running peak
-// whose half is in the band, the coupling of that rate's half and the rate over the window's
-// central three periods of the half, and the autocorrelation gain at twice the period over the
-// window; the anchor moves to the half of its peak when both, pooled over the rates within
-// PERIOD_REACH_BPM of the peak, pass the offline thresholds after PERIOD_MIN_WINDOWS windows.
+// window given its POS pulse adds, at every other grid rate whose half is in the band, the coupling
+// of that rate's half and the rate over the window's central three periods of the half, and the
+// autocorrelation gain at twice the period over the window (~1 ms over a 60 s, 30 fps session).
+// The anchor moves to the half of its peak when both, pooled over the rates within
+// PERIOD_REACH_BPM of the peak, pass the offline thresholds after PERIOD_MIN_WINDOWS windows; while
+// the two are phase-locked but the gain falls just short, the anchor is `doubtful` and the live
+// rate sends no event.
 import {
   addCoupling,
   ANCHOR_SHARE_HALF_WIDTH_HZ,
@@ -24,8 +26,15 @@ import type { HrWindow } from './hr-spectrum.js';
 
 const GRID_MIN_BPM = 20;
 const GRID_BINS = 240;
-/** Grid rates around the running peak that gather period-doubling evidence from a window. */
+/** The verdict pools the evidence of the grid rates within this of the running peak. */
 const PERIOD_REACH_BPM = 5;
+/** Every this many grid rates (bpm) gathers period-doubling evidence from each window. */
+const PERIOD_STRIDE_BPM = 2;
+/**
+ * How far below PERIOD_DOUBLING_AC_GAIN a phase-locked peak's gain still makes it doubtful (no
+ * live event).
+ */
+const PERIOD_DOUBT_AC_GAIN = 0.15;
 /** Windows of evidence (at one grid rate near the peak) before the anchor may move to its half. */
 const PERIOD_MIN_WINDOWS = 5;
 
@@ -66,18 +75,15 @@ export class LiveAnchor {
     }
     this.windows++;
     this.lowBpm = win.band.lowHz * 60;
-    if (pos && sampleRateHz) this.addPeriod(pos, sampleRateHz);
+    if (pos && sampleRateHz) this.addPeriod(pos, sampleRateHz, win.band.highHz * 60);
   }
 
-  private addPeriod(x: Float64Array, fs: number): void {
-    const peak = this.peak();
-    if (peak < 0) return;
+  private addPeriod(x: Float64Array, fs: number, highBpm: number): void {
     const acc = this.acc;
-    const g0 = Math.max(0, peak - PERIOD_REACH_BPM);
-    const g1 = Math.min(GRID_BINS - 1, peak + PERIOD_REACH_BPM);
-    for (let g = g0; g <= g1; g++) {
+    const g0 = Math.max(0, Math.ceil(2 * this.lowBpm) - GRID_MIN_BPM);
+    const g1 = Math.min(GRID_BINS - 1, Math.floor(highBpm) - GRID_MIN_BPM);
+    for (let g = g0; g <= g1; g += PERIOD_STRIDE_BPM) {
       const bpm = g + GRID_MIN_BPM;
-      if (bpm / 2 < this.lowBpm) continue;
       const f = bpm / 60 / fs;
       const wl = Math.round(6 / f);
       if (wl > x.length) continue;
@@ -108,11 +114,15 @@ export class LiveAnchor {
     return best;
   }
 
-  /** The anchor, bpm; NaN before the first window with in-band power. */
-  anchorBpm(): number {
-    if (this.windows === 0) return NaN;
-    let best = this.peak();
-    if (best < 0) return NaN;
+  /**
+   * The period-doubling verdict on the running peak (grid index): 'half' when the evidence pooled
+   * within PERIOD_REACH_BPM passes both offline thresholds, 'doubtful' when its f/2 and f are
+   * phase-locked but the autocorrelation gain is only within PERIOD_DOUBT_AC_GAIN of the threshold
+   * (the live 10 Hz windows put it at 0.27–0.39 on phantoms at 45 bpm whose peak is the double),
+   * 'peak' otherwise.
+   */
+  private verdict(best: number): 'half' | 'doubtful' | 'peak' {
+    if ((best + GRID_MIN_BPM) / 2 < this.lowBpm) return 'peak';
     // The evidence of the grid rates around the peak, pooled (the peak wanders by a few bpm while
     // the capture grows; the statistics barely change over that span).
     const p = this.period;
@@ -129,16 +139,31 @@ export class LiveAnchor {
       n += p[o + 4];
       most = Math.max(most, p[o + 4]);
     }
-    if (
-      most >= PERIOD_MIN_WINDOWS &&
-      coupling(acc) >= PERIOD_DOUBLING_COUPLING &&
-      gain / n >= PERIOD_DOUBLING_AC_GAIN
-    ) {
+    if (most < PERIOD_MIN_WINDOWS || coupling(acc) < PERIOD_DOUBLING_COUPLING) return 'peak';
+    if (gain / n >= PERIOD_DOUBLING_AC_GAIN) return 'half';
+    return gain / n >= PERIOD_DOUBLING_AC_GAIN - PERIOD_DOUBT_AC_GAIN ? 'doubtful' : 'peak';
+  }
+
+  /** The anchor, bpm; NaN before the first window with in-band power. */
+  anchorBpm(): number {
+    if (this.windows === 0) return NaN;
+    let best = this.peak();
+    if (best < 0) return NaN;
+    if (this.verdict(best) === 'half') {
       const half = (best + GRID_MIN_BPM) / 2 - GRID_MIN_BPM;
       const reach = ANCHOR_SHARE_HALF_WIDTH_HZ * 60;
       const h = this.peak(Math.ceil(half - reach), Math.floor(half + reach));
       if (h >= 0) best = h;
     }
     return best + GRID_MIN_BPM;
+  }
+
+  /**
+   * True when the running peak may be the double of the rate and the evidence does not settle it
+   * (verdict 'doubtful'): the live rate then sends no event rather than perhaps the double.
+   */
+  doubtful(): boolean {
+    const best = this.windows ? this.peak() : -1;
+    return best >= 0 && this.verdict(best) === 'doubtful';
   }
 }

@@ -81,6 +81,11 @@ export class LiveRate {
     private readonly span = LIVE_SPAN_WINDOWS,
   ) {}
 
+  /** The running anchor may be the double of the rate and its evidence does not settle it (live-anchor.ts). */
+  get doubtful(): boolean {
+    return this.anchor.doubtful();
+  }
+
   /** Bytes held by the kept windows and the decoder (the live rate's memory, bounded by `span`). */
   get retainedBytes(): number {
     return (

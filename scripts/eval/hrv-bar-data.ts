@@ -13,8 +13,11 @@ import { welch } from './detectability.js';
 import { codecRoundTrip } from './phantom-codec.js';
 
 /** Bump when the engine or the conditions change, so cached outcomes are recomputed. */
-/** h5: the H.264 captures made reproducibly (phantom-codec.ts); h4's differed between runs and machines. */
-export const HRV_BAR_VERSION = 'h5';
+/**
+ * h6: the H.264 captures made reproducibly (phantom-codec.ts; h4's differed between runs and
+ * machines) and the engine's period-doubling test (rate/capture-rate.ts). Outcomes are cached.
+ */
+export const HRV_BAR_VERSION = 'h6';
 export const PHANTOM_SEC = 60;
 /** Pulse amplitudes (relative, green): 1 % is the default phantom and the literature's typical skin pulse. */
 export const AMPLITUDES = [0.01, 0.015, 0.02, 0.03, 0.04];

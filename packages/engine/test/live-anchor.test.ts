@@ -41,4 +41,33 @@ describe('LiveAnchor (the capture-rate anchor kept online)', () => {
     }
     expect(Math.abs(a.anchorBpm() - 90)).toBeLessThanOrEqual(1);
   });
+
+  it('moves to the half of its peak when the windows show twice its period (period-doubling test)', () => {
+    // A pulse at 0.8 Hz (48 bpm) whose 2nd harmonic holds twice its power, rate and phase wandering:
+    // the peak is the double, and the two are phase-locked.
+    const withPulse = new LiveAnchor();
+    const spectraOnly = new LiveAnchor();
+    let phase = 0;
+    for (let k = 0; k < 20; k++) {
+      phase += 2.1 + 0.3 * Math.sin(k);
+      const hz = 0.8 + 0.02 * Math.sin(k / 3);
+      const x = add(tone(hz, phase), tone(2 * hz, 2 * phase + 0.7, Math.SQRT2));
+      const win = hrWindow([x], 0, len, fs, hrNfft(len, fs));
+      withPulse.add(win, x, fs);
+      spectraOnly.add(win);
+    }
+    expect(Math.abs(spectraOnly.anchorBpm() - 96)).toBeLessThanOrEqual(2);
+    expect(Math.abs(withPulse.anchorBpm() - 48)).toBeLessThanOrEqual(2);
+  });
+
+  it('stays at its peak when the power at the half is not locked to it (noise at f/2 beside a pulse at f)', () => {
+    const a = new LiveAnchor();
+    let s = 11;
+    const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 * Math.PI;
+    for (let k = 0; k < 20; k++) {
+      const x = add(tone(1.6, rnd()), tone(0.8, rnd(), 0.9));
+      a.add(hrWindow([x], 0, len, fs, hrNfft(len, fs)), x, fs);
+    }
+    expect(Math.abs(a.anchorBpm() - 96)).toBeLessThanOrEqual(1);
+  });
 });

@@ -49,6 +49,23 @@ describe('live hr events against the final (phantom)', () => {
     expect(Math.abs(hr[hr.length - 1].hr - final.cardiac.heartRate!.value)).toBeLessThanOrEqual(1);
   });
 
+  // At 45–50 bpm the live events sat on the double (~90–100 bpm) while the final said 45–50: the
+  // running anchor now takes the period-doubling test and sends no event while it is in doubt
+  // (rate/live-anchor.ts). The windows' SQI at the fundamental is mostly below the event threshold
+  // there, so these sessions send few events or none rather than wrong ones. Seeds 13–14 were not
+  // looked at while the rule was made.
+  it.each([
+    { bpm: 45, sec: 25, seed: 1 },
+    { bpm: 45, sec: 60, seed: 2 },
+    { bpm: 50, sec: 60, seed: 3 },
+    { bpm: 45, sec: 60, seed: 13 },
+    { bpm: 50, sec: 25, seed: 13 },
+    { bpm: 50, sec: 60, seed: 14 },
+  ])('at $bpm bpm ($sec s, seed $seed) no event is on the double', ({ bpm, sec, seed }) => {
+    const { hr, truthBpm } = session(sec, bpm, seed);
+    for (const e of hr) expect(Math.abs(e.hr - truthBpm)).toBeLessThanOrEqual(5);
+  });
+
   it('the first event comes once five windows are decoded (14 s of capture), not from the first window', () => {
     const { hr } = session(25, 72, 1);
     expect(hr[0].tMs).toBeGreaterThanOrEqual(13_900);

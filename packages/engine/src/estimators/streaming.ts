@@ -202,14 +202,15 @@ export class StreamingEstimator {
     // The event's rate is the capture rate so far; its SQI is this window's at the tracked rate
     // inside the anchor's corridor, so a window whose power sits on a noise peak elsewhere (codec
     // pumping near 1 Hz, in ubfc2) sends no event and holds the slow analyses.
-    this.liveRate.add(win);
+    this.liveRate.add(win, w.pulses.pos, w.fs);
     const live = this.liveRate.estimate();
     const r = refineRateHz(win, live.bin);
     this.lastHrHz = r.freqHz;
     this.lastSqi = r.sqi;
     // Gated on the SQI as sent (2 decimals), so every event's `sqi` is above the spec's 0.38.
     const sqi = roundTo(r.sqi, 2);
-    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS) {
+    // No event while the running anchor may be the double of the rate (rate/live-anchor.ts).
+    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS && !this.liveRate.doubtful) {
       events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi, tMs: Math.round(tEnd / 1000) });
     }
   }

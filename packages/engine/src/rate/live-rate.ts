@@ -81,6 +81,11 @@ export class LiveRate {
     private readonly span = LIVE_SPAN_WINDOWS,
   ) {}
 
+  /** The running anchor may be the double of the rate and its evidence does not settle it (live-anchor.ts). */
+  get doubtful(): boolean {
+    return this.anchor.doubtful();
+  }
+
   /** Bytes held by the kept windows and the decoder (the live rate's memory, bounded by `span`). */
   get retainedBytes(): number {
     return (
@@ -95,8 +100,8 @@ export class LiveRate {
   }
 
   /** Adds one live window (nothing of it is referenced afterwards: the caller may overwrite it). */
-  add(win: HrWindow): void {
-    this.anchor.add(win);
+  add(win: HrWindow, pos?: Float64Array, sampleRateHz?: number): void {
+    this.anchor.add(win, pos, sampleRateHz);
     this.windows++;
     // The capture rate tracks the POS pulse alone (capture-rate.ts), so its score is re-made from
     // the POS spectrum; the window's own score mixes in CHROM.

@@ -43,9 +43,10 @@ export function tempDir(): { dir: string; cleanup: () => void } {
  */
 export async function ffmpegCached(args: string[], ext: string): Promise<string> {
   const { ffmpeg } = resolveFfmpeg();
+  // A bare command name (FFMPEG_PATH=ffmpeg) has no file to stat: its name alone keys it.
   const stamp = (f: string): string => {
-    const st = statSync(f);
-    return `${f}:${st.size}:${st.mtimeMs}`;
+    const st = statSync(f, { throwIfNoEntry: false });
+    return st ? `${f}:${st.size}:${st.mtimeMs}` : f;
   };
   const inputs = args.flatMap((a, i) => (args[i - 1] === '-i' && existsSync(a) ? [stamp(a)] : []));
   const key = createHash('sha256')

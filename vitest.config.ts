@@ -21,8 +21,11 @@ const ISOLATED = [
  * Two workers even on two cores (vitest's default is cores - 1): much of a file's time is import
  * and setup, or waiting on child processes (ffmpeg, Chromium, servers) and real-time streams, so two
  * files at once overlap that. VITEST_MAX_WORKERS=1 runs every file one at a time again.
+ * On PostgreSQL (VITALS_TEST_DATABASE_URL) one file at a time: the files share one database, and
+ * kysely's migrator reads every schema's tables (has_schema_privilege on each), which fails with
+ * "schema ... does not exist" when another file drops its schema meanwhile.
  */
-const WORKERS = Math.max(2, availableParallelism() - 1);
+const WORKERS = process.env.VITALS_TEST_DATABASE_URL ? 1 : Math.max(2, availableParallelism() - 1);
 
 // Tests import workspace packages from their TypeScript sources (the `source` export condition),
 // so `npm test` needs no build step and always tests the code as it is. Both projects extend this.

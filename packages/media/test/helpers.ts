@@ -3,7 +3,8 @@
  * face detector that "finds" skin-coloured boxes drawn into those clips.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,42 @@ export function tempDir(): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * ffmpeg's output for `args` (its output file left out), made once and kept in the OS temp dir
+ * under a name keyed by everything that decides its bytes: the arguments, the ffmpeg binary (path,
+ * size, mtime) and every input file named by `-i` (path, size, mtime). Encoding is deterministic
+ * for a given binary and arguments, so a later run, or another test file, reuses the clip instead of
+ * encoding it again (the 8k and 16k clips took tens of seconds under load). Written under a
+ * temporary name and renamed, so a concurrent or interrupted run never sees half a file.
+ * VITALS_TEST_CLIP_CACHE=off encodes afresh every time. Returns the cached file's path (read it,
+ * never write to it).
+ */
+export async function ffmpegCached(args: string[], ext: string): Promise<string> {
+  const { ffmpeg } = resolveFfmpeg();
+  // A bare command name (FFMPEG_PATH=ffmpeg) has no file to stat: its name alone keys it.
+  const stamp = (f: string): string => {
+    const st = statSync(f, { throwIfNoEntry: false });
+    return st ? `${f}:${st.size}:${st.mtimeMs}` : f;
+  };
+  const inputs = args.flatMap((a, i) => (args[i - 1] === '-i' && existsSync(a) ? [stamp(a)] : []));
+  const key = createHash('sha256')
+    .update(JSON.stringify([stamp(ffmpeg), inputs, args]))
+    .digest('hex')
+    .slice(0, 32);
+  const dir = path.join(tmpdir(), 'vitals-test-clips-v1');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${key}${ext}`);
+  if (process.env.VITALS_TEST_CLIP_CACHE !== 'off' && existsSync(file)) return file;
+  const partial = path.join(dir, `${key}.${process.pid}.${randomBytes(4).toString('hex')}.partial${ext}`);
+  try {
+    await run(ffmpeg, [...args, '-y', partial], { timeout: 120_000 });
+    renameSync(partial, file);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  return file;
+}
+
 export interface ClipSpec {
   seconds: number;
   fps: number;
@@ -48,7 +85,6 @@ export interface ClipSpec {
 }
 
 export async function makeClip(file: string, spec: ClipSpec): Promise<string> {
-  const { ffmpeg } = resolveFfmpeg();
   const w = spec.width ?? 320;
   const h = spec.height ?? 240;
   const src =
@@ -61,20 +97,20 @@ export async function makeClip(file: string, spec: ClipSpec): Promise<string> {
     ([x, y, bw, bh]) => `drawbox=x=${x}+2*sin(t):y=${y}:w=${bw}:h=${bh}:color=${SKIN_HEX}:t=fill${until}`,
   );
   const filters = [...draws, ...(spec.filter ? [spec.filter] : [])];
-  const args = ['-v', 'error', '-y', '-f', 'lavfi', '-i', src];
+  const args = ['-v', 'error', '-f', 'lavfi', '-i', src];
   if (filters.length) args.push('-vf', filters.join(','));
-  args.push(...(spec.codecArgs ?? ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p']), file);
-  await run(ffmpeg, args, { timeout: 120_000 });
+  args.push(...(spec.codecArgs ?? ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p']));
+  // A copy of the cached encode: the test owns `file` (some truncate or rewrite theirs).
+  copyFileSync(await ffmpegCached(args, path.extname(file)), file);
   return file;
 }
 
 /** Cuts `seconds` of a real recording, optionally scaled, re-encoded as intra-only H.264. */
 export async function cutReal(src: string, file: string, seconds: number, scale?: string): Promise<string> {
-  const { ffmpeg } = resolveFfmpeg();
-  const args = ['-v', 'error', '-y', '-i', src, '-t', String(seconds), '-an'];
+  const args = ['-v', 'error', '-i', src, '-t', String(seconds), '-an'];
   if (scale) args.push('-vf', `scale=${scale}`);
-  args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '12', '-g', '1', '-pix_fmt', 'yuv420p', file);
-  await run(ffmpeg, args, { timeout: 120_000 });
+  args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '12', '-g', '1', '-pix_fmt', 'yuv420p');
+  copyFileSync(await ffmpegCached(args, path.extname(file)), file);
   return file;
 }
 

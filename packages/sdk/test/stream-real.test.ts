@@ -43,7 +43,13 @@ async function pace(
   }
 }
 
+const phantoms = new Map<number, ReturnType<typeof makePhantomFrames>>();
+/** The same phantom for every test that asks for this duration (sendFrame only reads the pixels). */
 function phantomFrames(durationSec: number) {
+  if (!phantoms.has(durationSec)) phantoms.set(durationSec, makePhantomFrames(durationSec));
+  return phantoms.get(durationSec)!;
+}
+function makePhantomFrames(durationSec: number) {
   const { packets, truth } = generatePhantom({ heartRateBpm: 72, durationSec, fps: 30, seed: 11 });
   const frames = packets.filter((p) => p.type === 1) as Array<{ pixels: Uint8Array; tMicros: number }>;
   return { frames, truth };
@@ -185,16 +191,25 @@ describe('auto mode fallback against the real server', () => {
           });
         return fetch(input, init);
       };
+      // The waits between refused uploads are recorded and skipped (they would be 3 s of real
+      // sleep); the result polls after the upload sleep for real.
+      const retryWaits: number[] = [];
+      const sleep = async (ms: number): Promise<void> => {
+        if (uploads < 3) retryWaits.push(ms);
+        else await new Promise((r) => setTimeout(r, ms));
+      };
       const s = new StreamSession({
         session: { ...info, wsUrl: 'ws://127.0.0.1:1/sdk/v1/cloud/stream' },
         baseUrl: server.baseUrl,
         fetch: restarting,
+        sleep,
         resultTimeoutMs: 150_000,
       });
       await s.start();
       for (const f of phantomFrames(22).frames) s.sendFrame(f);
       const final = await s.stop();
       expect(uploads).toBe(3);
+      expect(retryWaits).toEqual([1_000, 2_000]);
       expect(final.via).toBe('batch');
       expect(final.measurementId).toMatch(/^meas_/);
     },

@@ -1,18 +1,17 @@
 /**
  * Quality reasons from real video (issue 17): a 21 s cut of a labelled ubfc2 recording, degraded on
- * purpose with ffmpeg into a temp dir, through the video path a job takes (media's videoToPackets,
- * the source statistics process.ts passes, the offline estimator). Each degradation must produce its
- * reason; the clean re-encode only the reason that truly applies to 21 s with nothing published.
+ * purpose with ffmpeg (encoded once, cached in the OS temp dir), through the video path a job takes
+ * (media's videoToPackets, the source statistics process.ts passes, the offline estimator). Each
+ * degradation must produce its reason; the clean re-encode only the reason that truly applies to 21 s
+ * with nothing published.
  * About 5 s of CPU per clip (the video path costs ~13 s per minute of video).
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { estimateOffline } from '@vitals/engine';
-import { resolveFfmpeg, videoToPackets } from '@vitals/media';
+import { videoToPackets } from '@vitals/media';
+import { ffmpegCached } from '../../media/test/helpers.js';
 import { videoCaptureSource } from '../src/domain/measurement-fields.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
@@ -20,9 +19,6 @@ const DATA = [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../sh
   existsSync(path.join(d, 'ubfc2/subject10/vid.mp4')),
 );
 if (!DATA) console.warn('\n*** SKIPPED: quality reasons on real video: ../shared/data/ubfc2 not found ***\n');
-
-const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-reasons-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const HIGH_QUALITY = ['-crf', '18'];
 /** ffmpeg arguments of each degradation (video filter or encoder settings). */
@@ -43,10 +39,11 @@ const CLIPS: Record<string, string[]> = {
 };
 
 async function reasonsOf(name: string): Promise<{ codes: string[]; values: Record<string, number | undefined> }> {
-  const out = path.join(dir, `${name}.mp4`);
   const src = path.join(DATA!, 'ubfc2/subject10/vid.mp4');
   const args = ['-v', 'error', '-ss', '5', '-t', '21', '-i', src, '-an', '-c:v', 'libx264', '-preset', 'veryfast'];
-  await promisify(execFile)(resolveFfmpeg().ffmpeg, [...args, '-pix_fmt', 'yuv420p', ...CLIPS[name], '-y', out]);
+  // The degraded clip is encoded once per machine (keyed by these arguments and the source) and
+  // reused; the video path and the estimator run on it every time.
+  const out = await ffmpegCached([...args, '-pix_fmt', 'yuv420p', ...CLIPS[name]], '.mp4');
   const res = await videoToPackets(out, {});
   if (!res.ok) throw new Error(`${name}: ${res.code} ${res.message}`);
   const m = estimateOffline(res.packets, { source: videoCaptureSource(res.stats) });

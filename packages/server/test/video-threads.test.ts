@@ -8,14 +8,12 @@
  *   live session streaming in real time on the same process meanwhile drops no frame;
  * - each job's stored measurement is the same, byte for byte, whether it ran beside the other or
  *   alone afterwards.
- * Real UBFC-rPPG cuts of 21 s (made with ffmpeg in a temp dir); skipped without the data.
+ * Real UBFC-rPPG cuts of 21 s (made with ffmpeg, cached in the OS temp dir); skipped without the data.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { resolveFfmpeg } from '@vitals/media';
+import { ffmpegCached } from '../../media/test/helpers.js';
 import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
 import { createWorld, type TestServer } from '../src/testing.js';
 import { generatePhantom } from '@vitals/engine';
@@ -39,18 +37,22 @@ const quantile = (sorted: number[], q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 describe.skipIf(!HAS_DATA)('video jobs on worker threads', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-video-threads-'));
   let w: BatchWorld;
   let clips: Uint8Array[];
   beforeAll(async () => {
-    clips = SUBJECTS.map((s) => {
-      const out = path.join(dir, `${s}.mp4`);
-      execFileSync(resolveFfmpeg().ffmpeg, [
-        ...['-v', 'error', '-y', '-i', path.join(DATA, s, 'vid.mp4'), '-t', '21', '-an'],
-        ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p', out],
-      ]);
-      return readFileSync(out);
-    });
+    // The cuts are encoded once per machine (keyed by their arguments and source) and reused.
+    clips = await Promise.all(
+      SUBJECTS.map(async (s) => {
+        const out = await ffmpegCached(
+          [
+            ...['-v', 'error', '-i', path.join(DATA, s, 'vid.mp4'), '-t', '21', '-an'],
+            ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p'],
+          ],
+          '.mp4',
+        );
+        return readFileSync(out);
+      }),
+    );
     // VITALS_MEDIA_THREADS=0 in the environment runs this test against the main-thread path, where
     // it fails (the stalls it guards against).
     const env: Record<string, string> = { VITALS_MEDIA_THREADS: process.env.VITALS_MEDIA_THREADS ?? '' };
@@ -59,7 +61,6 @@ describe.skipIf(!HAS_DATA)('video jobs on worker threads', () => {
   }, 120_000);
   afterAll(async () => {
     await w?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   /** The stored measurement with the job's frames and seconds processed. */

@@ -9,9 +9,12 @@ const INCLUDE = ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts', 'eslint
  * - stream-limits: sends 20 s of frames in real time against the wall-clock frame-rate rule;
  * - video-threads: `GET /health` latency bounds while two video jobs run, and a real-time live
  *   session that must drop no frame;
- * - batcher: a flush timed between 75 ms and 1 s.
+ * - batcher: a flush timed between 75 ms and 1 s;
+ * - the camera test in Chromium: the fake camera never catches up when starved of CPU, so it plays
+ *   the face slow and the measured rate is off (docs/capture.md; `.ci/run` runs it on its own).
  */
 const ISOLATED = [
+  'packages/capture/test/browser.test.ts',
   'packages/server/test/stream-limits.test.ts',
   'packages/server/test/video-threads.test.ts',
   'packages/server/test/batcher.test.ts',

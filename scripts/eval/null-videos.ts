@@ -73,15 +73,12 @@ function stillFrame(item: ManifestItem): string {
   return png;
 }
 
+/** x264 as every clip here is encoded (reproducibly: common.ts). */
+const X264 = ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', ...X264_REPRODUCIBLE];
+
 /** H.264 output like a webcam's: a browser recorder's 1.5 Mbit/s or an ubfc2-like 150 kbit/s. */
 const encode = (k: number): string[] => [
-  '-c:v',
-  'libx264',
-  '-preset',
-  'veryfast',
-  '-pix_fmt',
-  'yuv420p',
-  ...X264_REPRODUCIBLE,
+  ...X264,
   ...(k % 2 === 0
     ? ['-b:v', '1500k', '-maxrate', '2000k', '-bufsize', '3000k']
     : ['-b:v', '150k', '-maxrate', '200k', '-bufsize', '300k']),
@@ -151,17 +148,7 @@ function screenRecipe(item: ManifestItem): Recipe {
     '[1:v]format=gbrp[m];[v][m]blend=all_mode=multiply,noise=alls=3:allf=t:all_seed=7,format=yuv420p',
   ].join('');
   const args = ['-i', join(DATA_DIR, item.video!), '-loop', '1', '-i', moirePattern(), '-filter_complex', graph];
-  const enc = [
-    '-t',
-    String(SCREEN_SEC),
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-pix_fmt',
-    'yuv420p',
-    ...X264_REPRODUCIBLE,
-  ];
+  const enc = ['-t', String(SCREEN_SEC), ...X264];
   return {
     id: item.id,
     durationSec: SCREEN_SEC,

@@ -70,7 +70,8 @@ kernel × luminance gate) → uniform resampling at the median frame interval �
 CHROM, smoothness-priors detrending and a zero-phase Butterworth band-pass (default 42–150 bpm) →
 10 s windows every 1 s, harmonic-checked spectra, Viterbi tracking (window SQI, method, live events) →
 capture rate: anchor at the peak of the capture-averaged spectrum down-weighted where the pulse-less
-references (background POS pulse, crop texture energy) peak, then the mean of the window rates
+references (background POS pulse, crop texture energy) peak, after a harmonic check and a
+period-doubling test on the pulse (phase coupling of the half and the rate), then the mean of the window rates
 tracked within ±15 bpm of it (rate/capture-rate.ts) → beats (parabolic sub-sample peaks; RR within 25 % of the last accepted interval, median-seeded)
 → HRV, Baevsky stress index, breathing rate (RIIV/RIAV/RIFV + head pitch, spectral fusion) → quality
 gate (one evidence statistic from the median window SQI, rescaled against its chance level for the

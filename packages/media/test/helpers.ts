@@ -37,8 +37,9 @@ export function tempDir(): { dir: string; cleanup: () => void } {
  * size, mtime) and every input file named by `-i` (path, size, mtime). A later run, or another test
  * file, reuses the clip instead of encoding it again (the 8k and 16k clips took tens of seconds under
  * load). The tests judge what they decode from a clip and never compare it with a fresh encode, which
- * may differ by a few bytes (x264's frame threads under rate control are not run-to-run exact). Written under a
- * temporary name and renamed, so a concurrent or interrupted run never sees half a file.
+ * may differ by a few bytes (x264's frame threads under rate control are not run-to-run exact).
+ * Written under a temporary name and renamed, so a concurrent or interrupted run never sees half a
+ * file.
  * VITALS_TEST_CLIP_CACHE=off encodes afresh every time. Returns the cached file's path (read it,
  * never write to it).
  */

@@ -2,17 +2,12 @@
  * Test clips generated with ffmpeg at test time into a temp dir (never committed), and a fake
  * face detector that "finds" skin-coloured boxes drawn into those clips.
  */
-import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { DetectedFace, FaceDetector, RgbImage } from '../src/index.js';
-import { resolveFfmpeg } from '../src/index.js';
-
-const run = promisify(execFile);
+import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** ../shared/data beside the checkout (a git worktree sits one level deeper: ../../shared/data). */
@@ -29,44 +24,6 @@ const SKIN_HEX = '0xE0AC8C';
 export function tempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'vitals-media-'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/**
- * ffmpeg's output for `args` (its output file left out), made once and kept in the OS temp dir
- * under a name keyed by everything that decides its bytes: the arguments, the ffmpeg binary (path,
- * size, mtime) and every input file named by `-i` (path, size, mtime). A later run, or another test
- * file, reuses the clip instead of encoding it again (the 8k and 16k clips took tens of seconds under
- * load). The tests judge what they decode from a clip and never compare it with a fresh encode, which
- * may differ by a few bytes (x264's frame threads under rate control are not run-to-run exact).
- * Written under a temporary name and renamed, so a concurrent or interrupted run never sees half a
- * file.
- * VITALS_TEST_CLIP_CACHE=off encodes afresh every time. Returns the cached file's path (read it,
- * never write to it).
- */
-export async function ffmpegCached(args: string[], ext: string): Promise<string> {
-  const { ffmpeg } = resolveFfmpeg();
-  // A bare command name (FFMPEG_PATH=ffmpeg) has no file to stat: its name alone keys it.
-  const stamp = (f: string): string => {
-    const st = statSync(f, { throwIfNoEntry: false });
-    return st ? `${f}:${st.size}:${st.mtimeMs}` : f;
-  };
-  const inputs = args.flatMap((a, i) => (args[i - 1] === '-i' && existsSync(a) ? [stamp(a)] : []));
-  const key = createHash('sha256')
-    .update(JSON.stringify([stamp(ffmpeg), inputs, args]))
-    .digest('hex')
-    .slice(0, 32);
-  const dir = path.join(tmpdir(), 'vitals-test-clips-v1');
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${key}${ext}`);
-  if (process.env.VITALS_TEST_CLIP_CACHE !== 'off' && existsSync(file)) return file;
-  const partial = path.join(dir, `${key}.${process.pid}.${randomBytes(4).toString('hex')}.partial${ext}`);
-  try {
-    await run(ffmpeg, [...args, '-y', partial], { timeout: 120_000 });
-    renameSync(partial, file);
-  } finally {
-    rmSync(partial, { force: true });
-  }
-  return file;
 }
 
 export interface ClipSpec {

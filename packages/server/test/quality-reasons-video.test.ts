@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { estimateOffline } from '@vitals/engine';
 import { videoToPackets } from '@vitals/media';
-import { ffmpegCached } from '../../media/test/helpers.js';
+import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
 import { videoCaptureSource } from '../src/domain/measurement-fields.js';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');

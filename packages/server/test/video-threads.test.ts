@@ -13,7 +13,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ffmpegCached } from '../../media/test/helpers.js';
+import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
 import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
 import { createWorld, type TestServer } from '../src/testing.js';
 import { generatePhantom } from '@vitals/engine';

@@ -10,7 +10,7 @@ import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
 import { BufferPool } from '../dsp/buffers.js';
 import { decimatedLength, medianIntervalMicros, resampleDecimated, resampleDecimatedInto } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
-import { assessQuality } from '../quality/quality.js';
+import { assessQuality, publicationEvidence, publishes } from '../quality/quality.js';
 import { referencedPulses } from '../pulse/background-reference.js';
 import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
@@ -209,10 +209,30 @@ export class StreamingEstimator {
     this.lastSqi = r.sqi;
     // Gated on the SQI as sent (2 decimals), so every event's `sqi` is above the spec's 0.38.
     const sqi = roundTo(r.sqi, 2);
-    // No event while the running anchor may be the double of the rate (rate/live-anchor.ts).
-    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS && !this.liveRate.doubtful) {
+    // No event while the running anchor may be the double of the rate (rate/live-anchor.ts), nor
+    // while the capture so far would not be published (publishableSoFar).
+    if (
+      sqi > HR_EVENT_MIN_SQI &&
+      this.liveRate.windows >= LIVE_MIN_WINDOWS &&
+      !this.liveRate.doubtful &&
+      this.publishableSoFar()
+    ) {
       events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi, tMs: Math.round(tEnd / 1000) });
     }
+  }
+
+  /**
+   * The final's publication decision (quality.ts `publicationEvidence`, `publishes`: the pulse
+   * evidence of the median window SQI and the capture-level agreement, at PUBLISH_EVIDENCE) on the
+   * capture so far: every window's SQI so far (the whole-band track's, as offline) and the running
+   * anchor's share (live-anchor.ts `anchorShare`). A live `hr` event is sent only while it holds, so
+   * a person is shown a rate only where the stored measurement would publish one for the capture so
+   * far (docs/engine.md, Streaming estimator).
+   */
+  private publishableSoFar(): boolean {
+    const tr = this.trace;
+    const durationSec = (tr.tMicros[tr.n - 1] - tr.tMicros[0]) / 1e6;
+    return publishes(publicationEvidence(this.windowSqis, durationSec, { anchorShare: this.liveRate.anchorShare() }));
   }
 
   /**

@@ -159,6 +159,27 @@ export class LiveAnchor {
   }
 
   /**
+   * Share of the reference-weighted running sum within ±ANCHOR_SHARE_HALF_WIDTH_HZ of the anchor
+   * (0..1; NaN before the first window): the offline `anchorShare` (capture-rate.ts) of the
+   * capture so far, the capture-level evidence the publication gate weighs (quality.ts).
+   */
+  anchorShare(): number {
+    const a = this.anchorBpm();
+    if (!Number.isFinite(a)) return NaN;
+    let peakRef = 0;
+    for (let g = 0; g < GRID_BINS; g++) if (this.ref[g] > peakRef) peakRef = this.ref[g];
+    const reach = ANCHOR_SHARE_HALF_WIDTH_HZ * 60;
+    let near = 0;
+    let total = 0;
+    for (let g = 0; g < GRID_BINS; g++) {
+      const s = this.pulse[g] / (peakRef > 0 ? 1 + (CAPTURE_REFERENCE_PENALTY * this.ref[g]) / peakRef : 1);
+      total += s;
+      if (Math.abs(g + GRID_MIN_BPM - a) <= reach) near += s;
+    }
+    return total > 0 ? near / total : 0;
+  }
+
+  /**
    * True when the running peak may be the double of the rate and the evidence does not settle it
    * (verdict 'doubtful'): the live rate then sends no event rather than perhaps the double.
    */

@@ -86,6 +86,11 @@ export class LiveRate {
     return this.anchor.doubtful();
   }
 
+  /** The capture-level evidence of the capture so far (live-anchor.ts `anchorShare`). */
+  anchorShare(): number {
+    return this.anchor.anchorShare();
+  }
+
   /** Bytes held by the kept windows and the decoder (the live rate's memory, bounded by `span`). */
   get retainedBytes(): number {
     return (

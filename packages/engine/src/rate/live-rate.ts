@@ -105,8 +105,8 @@ export class LiveRate {
   }
 
   /** Adds one live window (nothing of it is referenced afterwards: the caller may overwrite it). */
-  add(win: HrWindow, pos?: Float64Array, sampleRateHz?: number): void {
-    this.anchor.add(win, pos, sampleRateHz);
+  add(win: HrWindow, pos?: Float64Array, sampleRateHz?: number, texture?: Float64Array | null): void {
+    this.anchor.add(win, pos, sampleRateHz, texture);
     this.windows++;
     // The capture rate tracks the POS pulse alone (capture-rate.ts), so its score is re-made from
     // the POS spectrum; the window's own score mixes in CHROM.

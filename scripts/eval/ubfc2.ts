@@ -297,7 +297,7 @@ export async function run(): Promise<SectionOutput> {
     '',
     table(DETECTABILITY_HEAD, [detectabilityRow('labelled subjects', summarize(detectOutcomes(pulses)))]),
     '',
-    `Live \`hr\` events (the streaming estimator over the same crops, labelled subjects): ${liveEvents.total} emitted, ${liveEvents.within5} within 5 bpm of the reference. An event carries the capture rate so far (rate/live-rate.ts, from the fifth window) and needs its window's SQI, at the rate tracked inside ±15 bpm of the running capture-rate anchor, above 0.38; per session length: the section "Live events against the final".`,
+    `Live \`hr\` events (the streaming estimator over the same crops, labelled subjects): ${liveEvents.total} emitted, ${liveEvents.within5} within 5 bpm of the reference. An event carries the capture rate so far (rate/live-rate.ts, from the fifth window) and needs its window's SQI, at the rate tracked inside ±15 bpm of the running capture-rate anchor, above 0.38 and the capture so far to carry the evidence the final publishes at; per session length: the section "Live events against the final".`,
     '',
     'Held-out subjects (no labels here), our estimates listed blind:',
     '',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { hrWindow } from '../src/rate/hr-spectrum.js';
+import { powerSpectrum } from '../src/dsp/spectrum.js';
+import { captureHeartRate } from '../src/rate/capture-rate.js';
+import { HR_BAND, hrWindow } from '../src/rate/hr-spectrum.js';
 import { LiveAnchor } from '../src/rate/live-anchor.js';
 import { hrNfft } from '../src/rate/track-heart-rate.js';
 
@@ -69,5 +71,48 @@ describe('LiveAnchor (the capture-rate anchor kept online)', () => {
       a.add(hrWindow([x], 0, len, fs, hrNfft(len, fs)), x, fs);
     }
     expect(Math.abs(a.anchorBpm() - 96)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('LiveAnchor.anchorShare (the capture-level evidence the live events are gated on)', () => {
+  // A 60 s capture at 10 Hz: a pulse at 72 bpm, a background reference with its own hum at 1.5 Hz
+  // that also leaks into the pulse, and a crop-texture reference pumping at 0.93 Hz, which leaks too
+  // (low-bitrate video: keyframe pumping in the crop's texture and in the skin alike).
+  const n = 60 * fs;
+  const at = (f: (t: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i / fs));
+  const noise = (seed: number) => {
+    let s = seed;
+    return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 2;
+  };
+  const r1 = noise(7);
+  const r2 = noise(11);
+  const r3 = noise(13);
+  const pulse = at(
+    (t) =>
+      Math.sin(2 * Math.PI * 1.2 * t) +
+      0.5 * Math.sin(2 * Math.PI * 0.93 * t) +
+      0.4 * Math.sin(2 * Math.PI * 1.5 * t) +
+      0.6 * r1(),
+  );
+  const background = at((t) => Math.sin(2 * Math.PI * 1.5 * t + 1) + 0.3 * r2());
+  const texture = at((t) => Math.sin(2 * Math.PI * 0.93 * t + 2) + 0.3 * r3());
+  const nfft = hrNfft(len, fs);
+
+  function liveShare(withTexture: boolean): number {
+    const a = new LiveAnchor();
+    for (let end = len; end <= n; end += fs) {
+      const w = hrWindow([pulse], end - len, end, fs, nfft, HR_BAND, background);
+      const tex = withTexture ? powerSpectrum(texture, fs, nfft, { from: end - len, to: end }).power : null;
+      a.add(w, undefined, undefined, tex);
+    }
+    return a.anchorShare();
+  }
+
+  it("weighs by both references as the final does: within 0.02 of captureHeartRate's share", () => {
+    const offline = captureHeartRate(pulse, fs, { references: [background, texture], periodCheck: false });
+    expect(Math.abs(offline.anchorBpm - 72)).toBeLessThanOrEqual(1);
+    expect(Math.abs(liveShare(true) - offline.anchorShare)).toBeLessThanOrEqual(0.02);
+    // Without the texture the pumping counts as spread and the live evidence falls short of the final's.
+    expect(offline.anchorShare - liveShare(false)).toBeGreaterThan(0.03);
   });
 });

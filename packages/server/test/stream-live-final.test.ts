@@ -1,8 +1,10 @@
 /**
  * Issue 17, item 4, end to end: a live session's `hr` events (real WebSocket, real server, real
  * store) agree with the measurement it stores. Each event carries the capture rate so far (engine
- * rate/live-rate.ts), and the final is the same analysis over the whole capture, so the median of
- * the events lands within 2 bpm of the stored heart rate. Real time: about 25 s.
+ * rate/live-rate.ts), sent only while the capture so far would be published (the final's gate), and
+ * the final is the same analysis over the whole capture, so the median of the events lands within
+ * 2 bpm of the stored heart rate. The issue's case: a clean face at 72 bpm for 25 s (at 110 bpm,
+ * seed 1, the capture's evidence reaches the gate only at 23 s: two events). Real time: about 25 s.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generatePhantom } from '@vitals/engine';
@@ -29,10 +31,10 @@ function median(x: number[]): number {
 
 describe('live hr events against the stored final', () => {
   test(
-    'a 25 s phantom session at 110 bpm: every event within 5 bpm of the truth, median of the hr events within 2 bpm of the stored heart rate',
+    'a 25 s phantom session at 72 bpm: every event within 5 bpm of the truth, median of the hr events within 2 bpm of the stored heart rate',
     { timeout: 60_000 },
     async () => {
-      const { packets, truth } = generatePhantom({ heartRateBpm: 110, durationSec: CAPTURE_SEC, fps: 30, seed: 1 });
+      const { packets, truth } = generatePhantom({ heartRateBpm: 72, durationSec: CAPTURE_SEC, fps: 30, seed: 1 });
       const s = await createSession(srv, key, { durationSec: 30 });
       const { c } = await TestClient.ready(s.wsUrl, s.sessionToken);
       const frames = packets.filter((p) => p.type === 1);

@@ -10,8 +10,9 @@ import { HR_EVENT_MIN_SQI, type Packet } from '@vitals/protocol';
 import { BufferPool } from '../dsp/buffers.js';
 import { decimatedLength, medianIntervalMicros, resampleDecimated, resampleDecimatedInto } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
-import { assessQuality } from '../quality/quality.js';
-import { referencedPulses } from '../pulse/background-reference.js';
+import { assessQuality, publicationEvidence, publishes } from '../quality/quality.js';
+import { referencedPulses, textureReference } from '../pulse/background-reference.js';
+import { powerSpectrum } from '../dsp/spectrum.js';
 import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
 import { argmax, viterbiStep, type ForwardState } from '../rate/hr-track.js';
 import { LIVE_MIN_WINDOWS, LiveRate } from '../rate/live-rate.js';
@@ -154,6 +155,8 @@ export class StreamingEstimator {
     const fs = frameHz / factor;
     // Resampled at the frame rate and boxcar-decimated (dsp/resample.ts), fused into one pass.
     const sources = bgIn ? [tr.r, tr.g, tr.b, bgIn.r, bgIn.g, bgIn.b] : [tr.r, tr.g, tr.b];
+    const withTexture = !posOnly && tr.texture !== null;
+    if (withTexture) sources.push(tr.texture!);
     let ch: Float64Array[];
     let pool: BufferPool;
     if (factor > 1) {
@@ -172,6 +175,7 @@ export class StreamingEstimator {
       frameHz,
       r,
       b,
+      texture: withTexture ? ch[sources.length - 1] : null,
       pulses: referencedPulses({ r, g, b }, bgIn ? { r: br, g: bgc, b: bb } : null, fs, bandOf(this.opts), {
         posOnly,
         pool,
@@ -202,17 +206,41 @@ export class StreamingEstimator {
     // The event's rate is the capture rate so far; its SQI is this window's at the tracked rate
     // inside the anchor's corridor, so a window whose power sits on a noise peak elsewhere (codec
     // pumping near 1 Hz, in ubfc2) sends no event and holds the slow analyses.
-    this.liveRate.add(win, w.pulses.pos, w.fs);
+    // The crop texture's spectrum joins the running sums only as the publication evidence's second
+    // reference (live-anchor.ts `anchorShare`), as the final weighs its capture-level evidence.
+    const tex = w.texture ? textureReference(w.texture, len, w.fs, bandOf(this.opts)) : null;
+    const texPower = tex ? powerSpectrum(tex, w.fs, hrNfft(len, w.fs)).power : null;
+    this.liveRate.add(win, w.pulses.pos, w.fs, texPower);
     const live = this.liveRate.estimate();
     const r = refineRateHz(win, live.bin);
     this.lastHrHz = r.freqHz;
     this.lastSqi = r.sqi;
     // Gated on the SQI as sent (2 decimals), so every event's `sqi` is above the spec's 0.38.
     const sqi = roundTo(r.sqi, 2);
-    // No event while the running anchor may be the double of the rate (rate/live-anchor.ts).
-    if (sqi > HR_EVENT_MIN_SQI && this.liveRate.windows >= LIVE_MIN_WINDOWS && !this.liveRate.doubtful) {
+    // No event while the running anchor may be the double of the rate (rate/live-anchor.ts), nor
+    // while the capture so far would not be published (publishableSoFar).
+    if (
+      sqi > HR_EVENT_MIN_SQI &&
+      this.liveRate.windows >= LIVE_MIN_WINDOWS &&
+      !this.liveRate.doubtful &&
+      this.publishableSoFar()
+    ) {
       events.push({ t: 'hr', hr: roundTo(live.rateBpm, 1), sqi, tMs: Math.round(tEnd / 1000) });
     }
+  }
+
+  /**
+   * The final's publication decision (quality.ts `publicationEvidence`, `publishes`: the pulse
+   * evidence of the median window SQI and the capture-level agreement, at PUBLISH_EVIDENCE) on the
+   * capture so far: every window's SQI so far (the whole-band track's, as offline) and the running
+   * anchor's share (live-anchor.ts `anchorShare`). A live `hr` event is sent only while it holds, so
+   * a person is shown a rate only where the stored measurement would publish one for the capture so
+   * far (docs/engine.md, Streaming estimator).
+   */
+  private publishableSoFar(): boolean {
+    const tr = this.trace;
+    const durationSec = (tr.tMicros[tr.n - 1] - tr.tMicros[0]) / 1e6;
+    return publishes(publicationEvidence(this.windowSqis, durationSec, { anchorShare: this.liveRate.anchorShare() }));
   }
 
   /**

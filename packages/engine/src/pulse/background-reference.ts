@@ -108,7 +108,7 @@ export interface ReferencedPulses {
  * zero mean; null when flat or absent. Regressed out with the background colour and used as a
  * spectral reference.
  */
-function textureReference(
+export function textureReference(
   texture: Float64Array | null | undefined,
   n: number,
   sampleRateHz: number,

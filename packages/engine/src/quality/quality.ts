@@ -203,6 +203,28 @@ export interface QualityAssessment {
 }
 
 /**
+ * The evidence the publication decision tests (pulseEvidence of the median window SQI and the
+ * capture-level agreement); null when there is nothing to test (no window, or a capture shorter than
+ * MIN_DURATION_SEC). The live `hr` events (estimators/streaming.ts) take the same decision on the
+ * capture so far.
+ */
+export function publicationEvidence(
+  windowSqi: ArrayLike<number>,
+  durationSec: number,
+  captureEvidence?: { anchorShare: number },
+): PulseEvidence | null {
+  const n = windowSqi.length;
+  if (n === 0 || durationSec < MIN_DURATION_SEC) return null;
+  const med = Float64Array.from(windowSqi).sort()[n >> 1];
+  return pulseEvidence(durationSec, med, captureEvidence?.anchorShare);
+}
+
+/** The publication decision: the evidence for a pulse reaches PUBLISH_EVIDENCE. */
+export function publishes(evidence: PulseEvidence | null): evidence is PulseEvidence {
+  return evidence !== null && evidence.score >= PUBLISH_EVIDENCE;
+}
+
+/**
  * `captureEvidence.anchorShare`: the capture-level evidence (rate/capture-rate.ts), which shows a
  * pulse when single 10 s windows are too noisy for the window SQI (low-bitrate video: the pulse is
  * below the noise in each window, yet at one rate across the capture).
@@ -213,20 +235,18 @@ export function assessQuality(
   durationSec: number,
   captureEvidence?: { anchorShare: number },
 ): QualityAssessment {
-  const n = windowSqi.length;
-  if (n === 0 || durationSec < MIN_DURATION_SEC)
-    return { level: 'poor', score: 0, usable: false, evidence: null, confidence: 0 };
-  const sorted = Float64Array.from(windowSqi as ArrayLike<number>).sort();
-  const med = sorted[n >> 1];
   // The evidence decides whether a pulse is there at all; the score then grades it.
-  const evidence = pulseEvidence(durationSec, med, captureEvidence?.anchorShare);
+  const evidence = publicationEvidence(windowSqi, durationSec, captureEvidence);
+  if (evidence === null) return { level: 'poor', score: 0, usable: false, evidence: null, confidence: 0 };
+  const n = windowSqi.length;
+  const med = Float64Array.from(windowSqi).sort()[n >> 1];
   let above = 0;
   for (let i = 0; i < n; i++) if (windowSqi[i] > HR_EVENT_MIN_SQI) above++;
   const s1 = clip01((med - 0.2) / 0.4);
   const s2 = above / n;
   const s3 = clip01((medianSkinFraction - 0.1) / 0.3);
   const raw = clip01(0.5 * s1 + 0.35 * s2 + 0.15 * s3);
-  if (!(evidence.score >= PUBLISH_EVIDENCE))
+  if (!publishes(evidence))
     return { level: 'poor', score: Math.min(raw, QUALITY_FAIR - 0.01), usable: false, evidence, confidence: 0 };
   const score = Math.max(raw, QUALITY_FAIR);
   const level: QualityLevel = score >= QUALITY_GOOD ? 'good' : 'fair';

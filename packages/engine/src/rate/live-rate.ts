@@ -86,6 +86,11 @@ export class LiveRate {
     return this.anchor.doubtful();
   }
 
+  /** The capture-level evidence of the capture so far (live-anchor.ts `anchorShare`). */
+  anchorShare(): number {
+    return this.anchor.anchorShare();
+  }
+
   /** Bytes held by the kept windows and the decoder (the live rate's memory, bounded by `span`). */
   get retainedBytes(): number {
     return (
@@ -100,8 +105,8 @@ export class LiveRate {
   }
 
   /** Adds one live window (nothing of it is referenced afterwards: the caller may overwrite it). */
-  add(win: HrWindow, pos?: Float64Array, sampleRateHz?: number): void {
-    this.anchor.add(win, pos, sampleRateHz);
+  add(win: HrWindow, pos?: Float64Array, sampleRateHz?: number, texture?: Float64Array | null): void {
+    this.anchor.add(win, pos, sampleRateHz, texture);
     this.windows++;
     // The capture rate tracks the POS pulse alone (capture-rate.ts), so its score is re-made from
     // the POS spectrum; the window's own score mixes in CHROM.

@@ -94,6 +94,10 @@ describe('camera-HRV bar measures', () => {
       published: 4,
     });
     expect(calibratedRule([outcome(10, 80, 3)], [30])).toBeNull();
+    // A floor above the webcam rate is no candidate, however many 60 fps captures it would publish:
+    // shares 0.20 (30 fps, within), 0.32 (30 fps, outside), 0.34 (three at 60 fps, within).
+    const at60 = [outcome(10, 30, 2, 30), outcome(10, 45, 4.8, 30), ...[1, 2, 3].map(() => outcome(10, 30, 3.4, 60))];
+    expect(calibratedRule(at60, [30, 60])).toEqual({ share: 0.2, minFps: 30, published: 1 });
   });
 
   it('the engine rule on cached internals: withholds a noisy share, a low frame rate or a fair capture', () => {

@@ -12,6 +12,7 @@ describe('analyzeTraceWithInternals', () => {
       heartRateBpm: 72,
       pulseAmplitude: 0.03,
       noiseStd: 1,
+      rsaMs: 90,
       seed: 23,
     });
     const trace = buildRgbTrace(packets);
@@ -46,6 +47,7 @@ describe('HRV publication', () => {
       heartRateBpm: 72,
       pulseAmplitude: 0.03,
       noiseStd: 1,
+      rsaMs: 90,
       seed: 23,
     });
     const trace = buildRgbTrace(packets);

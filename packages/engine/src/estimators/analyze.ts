@@ -4,7 +4,7 @@
 import { medianIntervalMicros, resampleUniform } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
 import { conditionPulse, REST_BAND, WIDE_BAND, type PulseBand } from '../pulse/pulse-signals.js';
-import { referencedPulses } from '../pulse/background-reference.js';
+import { beatTimingPulse, referencedPulses } from '../pulse/background-reference.js';
 import { assessQuality, type PulseEvidence, type QualityAssessment } from '../quality/quality.js';
 import type { CaptureSource } from '../quality/capture-facts.js';
 import { qualityReasons } from '../quality/reasons.js';
@@ -282,8 +282,11 @@ function analyzeChain(trace: RgbTrace, opts: AnalyzeOptions): TraceAnalysis {
           pitchDeg: Float64Array.from(tel.pitchDeg.subarray(0, tel.n)),
         }
       : undefined;
+  // Beats (HRV, stress, breathing from beats, the BP rise time) are timed on the same method's
+  // pulse with only significant reference fits removed (pulse/background-reference.ts
+  // beatTimingPulse); the heart rate and the published waveform keep `pulse`.
   const vitals = pulseToVitals({
-    pulse,
+    pulse: beatTimingPulse({ r, g, b }, bgU, fs, band, m === 1 ? 'chrom' : 'pos', { texture }),
     sampleRateHz: fs,
     hrHz: hrBpm / 60,
     baseline: respiratoryBaseline(g, fs),

@@ -45,7 +45,7 @@ export const HRV_MIN_SAMPLE_RATE_HZ = 28;
  * Whether HRV (and the stress index) may be published: the one rule for the offline measurement and
  * the live `hrv` event. `level` is the capture's quality verdict, `durationSec` its length,
  * `sampleRateHz` its frame rate. Beyond `hrvEligible`, the beat timing must be mostly signal
- * (timing-noise share ≤ 0.35, beats/timing-noise.ts) and the frame rate ≥ 28 Hz, both chosen on
+ * (timing-noise share ≤ 0.30, beats/timing-noise.ts) and the frame rate ≥ 28 Hz, both chosen on
  * calibration phantom seeds and judged on fresh ones (docs/accuracy.md, "What camera HRV needs").
  */
 export function hrvPublishable(

@@ -18,7 +18,14 @@ import {
 import { posPulse } from './pos.js';
 import { chromPulse } from './chrom.js';
 import { scratchSlots, type BufferPool } from '../dsp/buffers.js';
-import { rejectReferences } from './reference-regression.js';
+import { rejectReferences, type RejectOptions } from './reference-regression.js';
+
+/**
+ * Significance at which a reference fit is removed from the pulse beats are timed on (beat-timing
+ * pulse; reference-regression.ts `RejectOptions`): one window and channel in a thousand has a chance
+ * fit removed.
+ */
+export const BEAT_REFERENCE_SIGNIFICANCE = 0.001;
 
 /**
  * Skin channels with everything the background explains removed, in the band-limited form POS
@@ -59,8 +66,9 @@ function rejectBandLimited(
   sampleRateHz: number,
   band: PulseBand,
   pool?: BufferPool,
+  opts?: RejectOptions,
 ): Channels {
-  return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band, pool);
+  return rejectReferences(skin, backgroundRefs(bgBand), sampleRateHz, band, pool, opts);
 }
 
 /** The background run through the same POS projection: what a pulse-less region "measures". */
@@ -140,9 +148,12 @@ export function referencedPulses(
   const pool = opts.pool;
   const n = skin.r.length;
   if (opts.posOnly) {
-    // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum.
+    // Only the POS pulse (the streaming beat analysis): no CHROM, no background spectrum; beats are
+    // timed on it, so only significant background fits are removed (as in beatTimingPulse).
     const c = hasBackground(bg)
-      ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band, pool)
+      ? rejectBandLimited(skin, bandLimited(bg, sampleRateHz, band), sampleRateHz, band, pool, {
+          significance: BEAT_REFERENCE_SIGNIFICANCE,
+        })
       : null;
     const r = c ? c.r : bandLimitedChannel(skin.r, sampleRateHz, band);
     const g = c ? c.g : bandLimitedChannel(skin.g, sampleRateHz, band);
@@ -175,4 +186,32 @@ export function referencedPulses(
   const noise = unitVariance(backgroundPulseBandLimited(bgBand, sampleRateHz, band, pool));
   const noises = tex ? [noise, unitVariance(tex)] : [noise];
   return { pos: unitVariance(pos), chrom: unitVariance(chrom), noise, noises };
+}
+
+/**
+ * The pulse beats are timed on (estimators/analyze.ts): the same method and stages as
+ * `referencedPulses`, but a reference fit is removed only where it is significant
+ * (BEAT_REFERENCE_SIGNIFICANCE), not merely above the chance share. A chance fit removed from the
+ * heart-rate pulse takes a pulse-sized piece of the references' noise with it, which moves the beat
+ * peaks by an amount that does not shrink as the pulse grows (reference-regression.ts); a real
+ * shared artifact (codec pumping, a light change) explains far more than chance and is still
+ * removed.
+ */
+export function beatTimingPulse(
+  skin: Channels,
+  bg: Channels | null,
+  sampleRateHz: number,
+  band: PulseBand,
+  method: 'pos' | 'chrom',
+  opts: { texture?: Float64Array | null } = {},
+): Float64Array {
+  if (!hasBackground(bg)) {
+    const p = extractPulses(skin.r, skin.g, skin.b, sampleRateHz, band);
+    return method === 'pos' ? p.pos : p.chrom;
+  }
+  const tex = textureReference(opts.texture, skin.r.length, sampleRateHz, band);
+  const refs = [...backgroundRefs(bandLimited(bg, sampleRateHz, band)), ...(tex ? [tex] : [])];
+  const c = rejectReferences(skin, refs, sampleRateHz, band, undefined, { significance: BEAT_REFERENCE_SIGNIFICANCE });
+  const raw = method === 'pos' ? posPulse(c.r, c.g, c.b, sampleRateHz) : chromPulse(c.r, c.g, c.b, sampleRateHz, band);
+  return unitVariance(conditionPulse(raw, sampleRateHz, band));
 }

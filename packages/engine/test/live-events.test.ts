@@ -78,15 +78,22 @@ describe('live hr events against the final (phantom)', () => {
   // one pulse-less window in twenty passes it (quality.ts nullWindowTail, p95 0.39). Before the
   // publication gate joined the rule, these five faces without a pulse sent 10 events at rates from
   // 69 to 115 bpm on 3 of them, whose finals publish nothing.
-  it('sends no hr event on a face without a pulse (60 s, seeds 1–5), whose final publishes nothing', () => {
+  it('sends no hr, hrv, bp or spo2 event on a face without a pulse (60 s, seeds 1–5), whose final publishes nothing', () => {
     let events = 0;
+    let slow = 0;
     for (let seed = 1; seed <= 5; seed++) {
       const { packets } = generatePhantom({ durationSec: 60, heartRateBpm: 60 + 5 * seed, pulseAmplitude: 0, seed });
       const s = new StreamingEstimator();
-      for (const p of packets) for (const e of s.push(p)) if (e.t === 'hr') events++;
+      for (const p of packets)
+        for (const e of s.push(p)) {
+          if (e.t === 'hr') events++;
+          if (e.t === 'hrv' || e.t === 'bp' || e.t === 'spo2') slow++;
+        }
       expect(s.finish().cardiac.heartRate).toBeNull();
     }
     expect(events).toBe(0);
+    // The slow analyses' events follow the same decision (before it: 4 bp and spo2 events).
+    expect(slow).toBe(0);
   }, 60_000);
 });
 

@@ -258,7 +258,9 @@ export class StreamingEstimator {
   }
 
   private analyzeSlow(events: EngineEvent[], tEnd: number): void {
-    if (!(this.lastSqi > HR_EVENT_MIN_SQI) || !Number.isFinite(this.lastHrHz)) return;
+    // As the final nulls every metric of a capture it does not publish, no `hrv`, `bp` or `spo2`
+    // event is sent while the capture so far would not be published (publishableSoFar).
+    if (!(this.lastSqi > HR_EVENT_MIN_SQI) || !Number.isFinite(this.lastHrHz) || !this.publishableSoFar()) return;
     const w = this.windowPulses(tEnd, this.slowWindowSec, 15, true);
     if (!w) return;
     const pulse = w.pulses.pos;

@@ -28,6 +28,21 @@ function zeros(pool: BufferPool | undefined, name: string, n: number): Float64Ar
  * integration of the density on a fine grid (dof here is 10–200, so the density is smooth on it).
  */
 export function chanceR2Quantile(q: number, dof: number, p: number): number {
+  // A live session asks with the same (q, dof, p) at every slow analysis: computed once each.
+  const key = `${q}:${dof}:${p}`;
+  let v = quantiles.get(key);
+  if (v === undefined) {
+    // Bounded: dof follows from frame rates and window lengths, a few in practice.
+    if (quantiles.size >= 256) quantiles.clear();
+    v = betaUpperQuantile(q, dof, p);
+    quantiles.set(key, v);
+  }
+  return v;
+}
+
+const quantiles = new Map<string, number>();
+
+function betaUpperQuantile(q: number, dof: number, p: number): number {
   const a = q / 2;
   const b = Math.max(0.5, (dof - q) / 2);
   const steps = 20000;

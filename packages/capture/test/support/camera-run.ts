@@ -21,6 +21,8 @@ export interface Replay {
   largestGapMs: number;
   offline: Summary;
   streaming: Summary;
+  /** The `hr` values of the streaming estimator's live events over the same packets, in order. */
+  liveHr: number[];
 }
 
 export interface Summary {
@@ -50,7 +52,8 @@ export function replay(framesFile: Uint8Array): Replay {
   for (let i = 1; i < t.length; i++) gap = Math.max(gap, t[i] - t[i - 1]);
   const spanSec = t.length > 1 ? (t[t.length - 1] - t[0]) / 1e6 : 0;
   const streaming = new StreamingEstimator();
-  for (const p of packets) streaming.push(p);
+  const liveHr: number[] = [];
+  for (const p of packets) for (const e of streaming.push(p)) if (e.t === 'hr') liveHr.push(e.hr);
   return {
     crops: t.length,
     spanSec: Math.round(spanSec * 100) / 100,
@@ -58,6 +61,7 @@ export function replay(framesFile: Uint8Array): Replay {
     largestGapMs: Math.round(gap / 1000),
     offline: summary(estimateOffline(packets)),
     streaming: summary(streaming.finish()),
+    liveHr,
   };
 }
 

@@ -58,8 +58,10 @@ interface Step {
   kernel: Kernel;
   inputs: [string, Source][];
   attrs: object;
-  /** Outputs of earlier steps (step, index pairs) last used by this step. */
+  /** Outputs of this or earlier steps (step, index pairs) last used by this step, or never used. */
   free: number[];
+  /** How many outputs the kernel returns. */
+  outputs: number;
 }
 interface Plan {
   steps: Step[];
@@ -167,7 +169,7 @@ function record(
       const outs = Array.isArray(out) ? out : [out];
       outs.forEach((t, index) => produced.set(t, { step: steps.length, index }));
       if (!kernel) replayable = false;
-      else steps.push({ kernel, inputs: sources, attrs: { ...attrs }, free: [] });
+      else steps.push({ kernel, inputs: sources, attrs: { ...attrs }, free: [], outputs: outs.length });
       return out;
     } finally {
       depth--;
@@ -196,6 +198,10 @@ function record(
   const last = new Map<string, number>();
   steps.forEach((s, i) => {
     for (const [, src] of s.inputs) if (src.kind === 'step') last.set(`${src.step}:${src.index}`, i);
+  });
+  // An output no later step reads (a kernel's second output the model ignores) is freed at once.
+  steps.forEach((s, i) => {
+    for (let index = 0; index < s.outputs; index++) if (!last.has(`${i}:${index}`)) last.set(`${i}:${index}`, i);
   });
   for (const o of outs) last.delete(`${o.step}:${o.index}`);
   const keepOut = new Set(outs.map((o) => `${o.step}:${o.index}`));

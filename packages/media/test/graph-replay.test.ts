@@ -24,6 +24,7 @@ interface Tf extends ReplayTf {
   tensor(values: Float32Array, shape: number[], dtype: 'float32'): Tensor;
   scalar(v: number): Tensor;
   mul(a: Tensor, b: Tensor): Tensor;
+  topk(x: Tensor, k: number): { values: Tensor; indices: Tensor };
   tidy<T>(f: () => T): T;
   memory(): { numTensors: number };
   backend(): ReturnType<ReplayTf['backend']> & { numDataIds(): number };
@@ -101,5 +102,23 @@ describe('graph replay', () => {
       x.dispose();
     }
     expect(stats).toEqual({ replayed: 0, rejected: 1 });
+  });
+
+  it('a kernel output the model never reads (TopK indices) is freed on every replayed call', () => {
+    const model: ReplayModel = {
+      execute: (x) => tf.tidy(() => tf.topk(tf.mul(x as never, tf.scalar(2)), 2).values) as never,
+    };
+    const stats = replayKernels(model, tf);
+    let counts: [number, number] | undefined;
+    for (let call = 0; call < 6; call++) {
+      const x = input([1, 4, 4, 3], 50 + call, 1, 2);
+      const got = model.execute(x as never) as Tensor;
+      got.dispose();
+      x.dispose();
+      const now: [number, number] = [tf.memory().numTensors, tf.backend().numDataIds()];
+      if (call >= 3) expect(now).toEqual(counts);
+      counts = now;
+    }
+    expect(stats.replayed).toBe(4);
   });
 });

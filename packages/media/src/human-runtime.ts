@@ -17,7 +17,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { HUMAN_BASE_CONFIG, TRACKER_MODELS, type HumanFace, type HumanSession, type RgbImage } from '@vitals/tracker';
 import { replayKernels, type ReplayModel, type ReplayTf } from './graph-replay.js';
-import { FrameChangeCheck, patchHumanSkip, type SkipTf } from './human-skip.js';
+import { FrameChangeCheck, patchHumanMeshCache, patchHumanSkip, type MeshCache, type SkipTf } from './human-skip.js';
+import { I420Frame } from './yuv.js';
 
 export type { HumanFace } from '@vitals/tracker';
 
@@ -43,9 +44,17 @@ interface HumanInstance {
   models: { loaded(): string[]; models: Record<string, ReplayModel | null | undefined> };
 }
 
+/** Human's merged config as its frame-change check sees it (the parts we read). */
+interface SkipConfig {
+  cacheSensitivity?: number;
+  face?: { detector?: { skipFrames?: number; skipTime?: number } };
+}
+
 /** Where a separate instance's frame-change check goes (set once the instance is built). */
 interface SkipHook {
-  skip?: (config: { cacheSensitivity?: number }, input: HumanTensor) => Promise<boolean>;
+  skip?: (config: SkipConfig, input: HumanTensor) => Promise<boolean>;
+  /** FaceMesh's detector cache of the evaluated bundle, when the bundle has the one we know. */
+  meshCache?: MeshCache;
 }
 
 export interface HumanRuntime {
@@ -125,6 +134,9 @@ export async function leaseHuman(): Promise<HumanSession> {
   return {
     version: rt.version,
     backend: 'wasm',
+    // detectRgb makes what it reads of a frame whose RGB is made on demand (the whole frame, or for
+    // I420 frames only what Human reads).
+    preparesFrames: true,
     detectRgb: (image, config) => rt.runExclusive(() => rt.detectRgb(image, config)),
     release() {
       if (!leased) return;
@@ -189,7 +201,61 @@ async function create(separate = false): Promise<HumanRuntime> {
   // rewritten in place in tfjs-wasm's heap for each frame of the same size.
   let current: Uint8Array | null = null;
   let input: { tensor: HumanTensor; width: number; height: number } | null = null;
-  hook.skip = (config, tensor) => {
+  // An I420 frame whose values reach the tensor only where Human reads them (lazyInput below).
+  let lazy: { frame: I420Frame; whole: boolean } | null = null;
+  const meshCache = hook.meshCache;
+  const heapOf = (tensor: HumanTensor, n: number): Float32Array => {
+    const heap = tf.backend().typedArrayFromHeap?.(tensor);
+    if (!(heap instanceof Float32Array) || heap.length !== n)
+      throw new Error('tfjs backend without a float32 heap view');
+    return heap;
+  };
+  /** The whole frame into the tensor (a full detection reads all of it; so does the exact check). */
+  const fillWhole = (): void => {
+    if (!lazy || lazy.whole || !input) return;
+    lazy.frame.prepareRegion(null);
+    heapOf(input.tensor, lazy.frame.data.length).set(lazy.frame.data);
+    lazy.whole = true;
+  };
+  /**
+   * The pixels a tracking call reads into the tensor: FaceMesh crops each cached box
+   * (`cropAndResize`, bilinear: the box's pixels and the next row and column), so each box with two
+   * pixels of margin; the rest of the tensor keeps older frames' values, which nothing reads.
+   */
+  const fillBoxes = (boxes: MeshCache['boxes']): void => {
+    if (!lazy || lazy.whole || !input) return;
+    const { frame } = lazy;
+    const { width: w, height: h, data } = frame;
+    const heap = heapOf(input.tensor, data.length);
+    for (const b of boxes) {
+      const x0 = Math.max(0, Math.floor(Math.min(b.startPoint[0], b.endPoint[0])) - 2);
+      const y0 = Math.max(0, Math.floor(Math.min(b.startPoint[1], b.endPoint[1])) - 2);
+      const x1 = Math.min(w, Math.ceil(Math.max(b.startPoint[0], b.endPoint[0])) + 2);
+      const y1 = Math.min(h, Math.ceil(Math.max(b.startPoint[1], b.endPoint[1])) + 2);
+      if (!(x1 > x0 && y1 > y0)) continue;
+      frame.prepareRegion({ x: x0, y: y0, width: x1 - x0, height: y1 - y0 });
+      for (let y = y0; y < y1; y++) {
+        const from = (y * w + x0) * 3;
+        heap.set(data.subarray(from, (y * w + x1) * 3), from);
+      }
+    }
+  };
+  /** Human's predict tracks from its cache exactly when (facemesh.ts `predict`): cache allowed, boxes kept, counts not run out. */
+  const tracksFromCache = (config: SkipConfig, allowed: boolean): boolean => {
+    if (!allowed || !meshCache || meshCache.boxes.length === 0) return false;
+    const d = config.face?.detector;
+    const skipFrame = meshCache.skipped < (d?.skipFrames || 0);
+    // Human's clock is performance.now(); a minute of margin keeps us on the safe side of it.
+    const skipTime = (d?.skipTime || 0) - 60_000 > performance.now() - meshCache.timestamp;
+    return skipFrame && skipTime;
+  };
+  hook.skip = async (config, tensor) => {
+    if (lazy) {
+      const allowed = await check.skipI420(config.cacheSensitivity, tensor, lazy.frame, fillWhole);
+      if (tracksFromCache(config, allowed)) fillBoxes(meshCache!.boxes);
+      else fillWhole();
+      return allowed;
+    }
     if (!current) throw new Error('frame-change check outside a detection');
     return check.skip(config.cacheSensitivity, tensor, current);
   };
@@ -202,20 +268,22 @@ async function create(separate = false): Promise<HumanRuntime> {
     else return tf.tensor(new Float32Array(image.data), [1, height, width, 3], 'float32');
     return tf.tensor(floats, [1, height, width, 3], 'float32');
   };
-  /** A `[height, width, 3]` tensor of the image (Human adds the batch axis without a copy). */
-  const inputOf = (image: RgbImage): HumanTensor => {
-    const { width, height } = image;
+  /** The instance's `[height, width, 3]` input tensor for this size (Human adds the batch axis without a copy). */
+  const tensorOf = (width: number, height: number): HumanTensor => {
     if (!input || input.width !== width || input.height !== height) {
       input?.tensor.dispose();
       input = { tensor: tf.zeros([height, width, 3], 'float32'), width, height };
     }
-    const heap = tf.backend().typedArrayFromHeap?.(input.tensor);
-    if (!(heap instanceof Float32Array) || heap.length !== image.data.length) {
-      throw new Error('tfjs backend without a float32 heap view');
-    }
-    heap.set(image.data);
     return input.tensor;
   };
+  /** The image's values in the input tensor. */
+  const inputOf = (image: RgbImage): HumanTensor => {
+    const tensor = tensorOf(image.width, image.height);
+    heapOf(tensor, image.data.length).set(image.data);
+    return tensor;
+  };
+  // Lazy input needs both patches: our check decides, and we see the boxes FaceMesh will crop.
+  const lazyCapable = hook.meshCache !== undefined && separate;
   return {
     human,
     version: human.version,
@@ -227,6 +295,19 @@ async function create(separate = false): Promise<HumanRuntime> {
       if (image.data.length !== image.width * image.height * 3 || (image.channels ?? 3) !== 3) {
         throw new Error('a tracking detection needs an RGB image');
       }
+      if (lazyCapable && image instanceof I420Frame) {
+        // The frame's RGB and the tensor's values are made in the frame-change check, where Human
+        // has decided what it will read: the whole frame for a full detection, the cached boxes
+        // for a tracking call (issue 18: ~3-4 ms of conversion and copies less per tracking call).
+        lazy = { frame: image, whole: false };
+        try {
+          return await human.detect(tensorOf(image.width, image.height), config);
+        } finally {
+          lazy = null;
+        }
+      }
+      // Frames whose RGB is made on demand are made whole here (the detector reads them itself).
+      (image as { prepareRegion?: (box: null) => void }).prepareRegion?.(null);
       current = image.data;
       try {
         return await human.detect(inputOf(image), config);
@@ -248,11 +329,20 @@ function evaluateHuman(main: string, hook: SkipHook): unknown {
     if (!hook.skip) throw new Error('frame-change check called before the instance was ready');
     return hook.skip(config, input);
   };
-  const module = { exports: {} as unknown, vitalsSkip: patched ? vitalsSkip : undefined };
+  // FaceMesh's cache is exposed only together with our check (lazy input needs both).
+  const withCache = patched ? patchHumanMeshCache(patched) : null;
+  const module = {
+    exports: {} as unknown,
+    vitalsSkip: patched ? vitalsSkip : undefined,
+    vitalsMeshCache: undefined as MeshCache | undefined,
+  };
   const wrapper = vm.runInThisContext(
-    `(function (exports, require, module, __filename, __dirname) {${patched ?? source}\n})`,
+    `(function (exports, require, module, __filename, __dirname) {${withCache ?? patched ?? source}\n})`,
     { filename: main },
   ) as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(main), module, main, path.dirname(main));
+  if (withCache && module.vitalsMeshCache && Array.isArray(module.vitalsMeshCache.boxes)) {
+    hook.meshCache = module.vitalsMeshCache;
+  }
   return module.exports;
 }

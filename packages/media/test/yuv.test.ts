@@ -54,6 +54,32 @@ describe('which streams take the YUV path', () => {
     expect(yuvMatrixFor({ pixFmt: 'yuv420p10le' }, 640, 480)).toBeNull();
     expect(yuvMatrixFor({ pixFmt: 'yuv420p' }, 641, 480)).toBeNull();
   });
+
+  it('the word-wide conversion (widths that are multiples of 4) gives the byte-wide one, whole frames and regions', () => {
+    for (const matrix of ['bt601', 'bt709'] as const) {
+      const [w, h] = [44, 26];
+      const planes = new Uint8Array(i420Bytes(w, h));
+      let s = 12345;
+      for (let i = 0; i < planes.length; i++) planes[i] = (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24;
+      // The same pixels in a buffer one byte off alignment take the byte-wide path.
+      const wordWide = new Uint8Array(w * h * 3).fill(9);
+      const byteWide = new Uint8Array(w * h * 3 + 1).fill(9).subarray(1);
+      for (const [x0, y0, x1, y1] of [
+        [0, 0, w, h],
+        [5, 3, 18, 11],
+        [41, 20, 44, 26],
+      ]) {
+        i420ToRgbRegion(planes, w, h, matrix, wordWide, x0, y0, x1, y1);
+        i420ToRgbRegion(planes, w, h, matrix, byteWide, x0, y0, x1, y1);
+        // Inside the region both are exact; outside it the word-wide one may have converted more.
+        for (let y = y0; y < y1; y++) {
+          const row = (o: Uint8Array): number[] => [...o.subarray((y * w + x0) * 3, (y * w + x1) * 3)];
+          expect(row(wordWide)).toEqual(row(byteWide));
+        }
+      }
+      expect(Buffer.compare(wordWide, byteWide)).toBe(0); // the first region was the whole frame
+    }
+  });
 });
 
 describe.skipIf(!HAS_UBFC)('YUV conversion against ffmpeg (UBFC-rPPG subject 3)', () => {
@@ -115,6 +141,26 @@ describe.skipIf(!HAS_UBFC)('YUV conversion against ffmpeg (UBFC-rPPG subject 3)'
     const file = await tag709(UBFC_SAMPLE, at('c21-709.mp4'), 21);
     const viaYuv = digest(await videoToPackets(file));
     expect(viaYuv.length).toBeGreaterThan(700);
+    expect(viaYuv).toEqual(digest(await videoToPackets(file, { yuv: false })));
+  }, 600_000);
+
+  it('the same packets either way across scene cuts and a moving face (the frame-change check refuses, the cache boxes move)', async () => {
+    // Subject 3, a cut to subject 5, a cut back to subject 3 moving (a pan), 7, 7 and 8 s
+    // long: each cut is a tracking call whose frame-change bound cannot decide (the exact check
+    // then refuses, and the whole frame reaches the tensor), and FaceMesh's cached boxes follow the
+    // moving face (only they reach it on the other tracking calls).
+    const { ffmpeg } = resolveFfmpeg();
+    const other = path.join(path.dirname(path.dirname(UBFC_SAMPLE)), 'subject5/vid.mp4');
+    const file = at('cuts.mp4');
+    const pan = "crop=w=560:h=420:x='40+38*sin(t*1.3)':y='30+28*sin(t*0.9)',scale=640:480";
+    await run(ffmpeg, [
+      ...['-v', 'error', '-y', '-t', '7', '-i', UBFC_SAMPLE, '-t', '7', '-i', other, '-ss', '10', '-t', '8'],
+      ...['-i', UBFC_SAMPLE, '-filter_complex'],
+      `[0:v]fps=30,setsar=1[a];[1:v]fps=30,setsar=1[b];[2:v]fps=30,${pan},setsar=1[c];[a][b][c]concat=n=3:v=1[v]`,
+      ...['-map', '[v]', '-an', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p', file],
+    ]);
+    const viaYuv = digest(await videoToPackets(file));
+    expect(viaYuv.length).toBeGreaterThan(500);
     expect(viaYuv).toEqual(digest(await videoToPackets(file, { yuv: false })));
   }, 600_000);
 });

@@ -35,6 +35,12 @@ export interface FaceDetector {
   /** Human-readable name and version, reported in `VideoStats.detector`. */
   readonly name: string;
   /**
+   * The detector makes the RGB it reads of frames whose RGB is made on demand (`prepareRegion`):
+   * the video pipeline's makes only what its model reads. Otherwise (the default) the tracker
+   * prepares the whole frame before each detection.
+   */
+  readonly preparesFrames?: boolean;
+  /**
    * Faces in one frame, in any order. `fresh` asks for a full detection; otherwise the detector may
    * track the faces of its own previous call (cheaper).
    */

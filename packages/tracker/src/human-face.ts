@@ -33,6 +33,8 @@ export interface HumanSession {
   detectRgb(image: RgbImage, config: object): Promise<{ face: HumanFace[]; error?: string | null }>;
   /** Ends the lease of the loaded Human. */
   release?(): void;
+  /** `detectRgb` makes the RGB it reads of frames with `prepareRegion` (FaceDetector.preparesFrames). */
+  readonly preparesFrames?: boolean;
 }
 
 /** Everything off except the face models we use; per-call configs switch iris and emotion. */
@@ -139,6 +141,7 @@ export function createHumanFaceDetector(session: HumanSession): FaceDetector {
   let reset: Promise<unknown> | null = null;
   return {
     name: `human@${session.version} blazeface+facemesh (tfjs-${session.backend})`,
+    preparesFrames: session.preparesFrames === true,
     async detect(image: RgbImage, opts: { fresh: boolean }): Promise<DetectedFace[]> {
       if (released) throw new Error('face detector used after release');
       await (reset ??= session.detectRgb(RESET_FRAME, trackingConfig(false)));

@@ -111,7 +111,7 @@ export class FaceTracker<F extends TrackerFrame = TrackerFrame> {
     const redetectSec = steady ? Math.max(steady.redetectSec, this.redetectSec) : this.redetectSec;
     const fresh = frame.tSec >= this.lastFresh + redetectSec || !this.lastFaceSeen;
     const t0 = now();
-    frame.prepareRegion?.(null);
+    if (!this.opts.detector.preparesFrames) frame.prepareRegion?.(null);
     const faces = await this.opts.detector.detect(frame, { fresh });
     if (fresh) this.lastFresh = frame.tSec;
     const face = largestFace(faces);

@@ -112,7 +112,9 @@ export class TestClient {
   ): Promise<{ c: TestClient; ready: StreamEvent }> {
     const c = await TestClient.connect(url);
     c.json({ t: 'hello', protocol: 1, token, ...extra });
-    const ready = await c.next('ready');
+    // The handshake writes the token's use to the store: on a loaded machine against PostgreSQL
+    // that took over 5 s (three CI failures at load 5), so the wait is longer than `next`'s default.
+    const ready = await c.next('ready', 15_000);
     return { c, ready };
   }
 

@@ -1,12 +1,18 @@
 /**
- * Streams decoded RGB frames out of ffmpeg through a pipe, one frame in memory at a time (plus
- * whatever the consumer holds). Each frame carries its presentation timestamp from the container:
+ * Streams decoded frames out of ffmpeg, read straight into pooled frame buffers through a Unix
+ * socket (`directSource`; a pipe where none can be made), at most one whole frame read ahead plus
+ * the one being filled and whatever the consumer holds. Each frame carries its presentation timestamp from the container:
  * ffprobe lists the video packets' timestamps (demuxing only, no decode), sorted into presentation
  * order; ffmpeg decodes with `-vsync passthrough`, so no frame is duplicated or dropped to fit a
  * nominal rate and the n-th frame out is the n-th timestamp. Variable frame rate is kept as is.
  * (The `showinfo` filter would give the same timestamps but costs more than the decode itself.)
  */
 import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { i420Bytes } from './yuv.js';
 
 export interface DecodedFrame {
@@ -42,6 +48,12 @@ export interface DecodeOptions {
   threads?: number;
   /** Where frame buffers come from; the consumer may give them back. */
   pool?: FramePool;
+  /**
+   * Read ffmpeg's output straight into the frame buffers through a Unix socket (default; see
+   * `directSource`). `false`: through a pipe stream, a new 64 KiB buffer per read (the fallback
+   * where no socket can be made; same frames).
+   */
+  direct?: boolean;
   signal?: AbortSignal;
 }
 
@@ -104,6 +116,47 @@ export function readFrameTimes(ffprobe: string, file: string): Promise<number[]>
   });
 }
 
+/**
+ * A connected pair of Unix stream sockets: `sink` to hand to ffmpeg as its stdout, `source` read
+ * with `onread`, so each read lands in the buffer `onread.buffer()` returns. Through a pipe stream
+ * every read is a new 64 KiB buffer (about 13,000 a minute of 640x480 video); V8 counts their bytes
+ * as external memory allocated since the last full GC, and on a heap whose limit was set low (a
+ * worker's second video) that starts a full mark-compact every few hundred ms: about 50 in a
+ * minute of video, 1-2 s of CPU on V8's GC threads (docs/media.md, "A whole job through serve").
+ * The socket's path lives in a fresh private directory for as long as the connection takes, then
+ * both are removed. Rejects where no such socket can be made (Windows named pipes cannot be a
+ * child's stdout): the caller reads through a pipe instead.
+ */
+export async function directSource(onread: net.OnReadOpts): Promise<{ sink: net.Socket; source: net.Socket }> {
+  if (process.platform === 'win32') throw new Error('no Unix sockets');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vitals-decode-'));
+  const server = net.createServer();
+  let source: net.Socket | undefined;
+  try {
+    const file = path.join(dir, 'out');
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(file, resolve);
+    });
+    const accepted = new Promise<net.Socket>((resolve, reject) => {
+      server.once('connection', resolve);
+      server.once('error', reject);
+    });
+    const client = (source = net.connect({ path: file, onread }));
+    await new Promise<void>((resolve, reject) => {
+      client.once('connect', resolve);
+      client.once('error', reject);
+    });
+    return { sink: await accepted, source: client };
+  } catch (err) {
+    source?.destroy();
+    throw err;
+  } finally {
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOptions): AsyncGenerator<DecodedFrame> {
   // Bounded per job (issue 19): at most DECODE_THREADS frames in flight whatever the machine's core
   // count, and no single allocation over FFMPEG_MAX_ALLOC (a frame past the probe's caps fails).
@@ -120,13 +173,73 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
   if (opts.scale) args.push('-vf', `scale=${opts.width}:${opts.height}:flags=area`);
   const pixFmt = opts.pixFmt ?? 'rgb24';
   args.push('-vsync', 'passthrough', '-f', 'rawvideo', '-pix_fmt', pixFmt, 'pipe:1');
-  const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
 
+  const frameBytes = pixFmt === 'rgb24' ? opts.width * opts.height * 3 : i420Bytes(opts.width, opts.height);
+  const pool = opts.pool ?? new FramePool(frameBytes);
+  let frame = pool.take();
+  let filled = 0;
+  // Whole frames read and not yet yielded (reading pauses while one waits), and the end of output.
+  const ready: Uint8Array[] = [];
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const completed = (): void => {
+    ready.push(frame);
+    frame = pool.take();
+    filled = 0;
+  };
   const tail: string[] = [];
+  let readError: unknown;
+
+  const direct =
+    opts.direct === false
+      ? undefined
+      : await directSource({
+          buffer: () => frame.subarray(filled),
+          callback: (n) => {
+            filled += n;
+            if (filled === frameBytes) completed();
+            notify();
+            return ready.length === 0; // false pauses the socket until the frame is taken
+          },
+        }).catch(() => undefined);
+
+  const child = spawn(ffmpeg, args, { stdio: ['ignore', direct?.sink ?? 'pipe', 'pipe'] });
+  // ffmpeg holds its own copy of the socket: ours would keep the output from ever ending.
+  direct?.sink.destroy();
+  const output: Readable = direct?.source ?? child.stdout!;
+  const onEnd = (): void => {
+    ended = true;
+    notify();
+  };
+  output.on('end', onEnd);
+  output.on('close', onEnd);
+  output.on('error', (err) => {
+    readError ??= err;
+    onEnd();
+  });
+  if (!direct)
+    output.on('data', (chunk: Buffer) => {
+      let off = 0;
+      while (off < chunk.length) {
+        const n = Math.min(frameBytes - filled, chunk.length - off);
+        frame.set(chunk.subarray(off, off + n), filled);
+        filled += n;
+        off += n;
+        if (filled === frameBytes) completed();
+      }
+      if (ready.length) output.pause();
+      notify();
+    });
+
   let exited = false;
   let exitCode: number | null = null;
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
     tail.push(chunk);
     if (tail.length > 20) tail.shift();
   });
@@ -147,10 +260,6 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const frameBytes = pixFmt === 'rgb24' ? opts.width * opts.height * 3 : i420Bytes(opts.width, opts.height);
-  const pool = opts.pool ?? new FramePool(frameBytes);
-  let frame = pool.take();
-  let filled = 0;
   let index = 0;
   let lastT = NaN;
   const timeOf = (i: number): number => {
@@ -159,23 +268,20 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
     return Number.isFinite(lastT) ? lastT + 1 / opts.nominalFps : 0;
   };
   try {
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      let off = 0;
-      while (off < chunk.length) {
-        const n = Math.min(frameBytes - filled, chunk.length - off);
-        frame.set(chunk.subarray(off, off + n), filled);
-        filled += n;
-        off += n;
-        if (filled === frameBytes) {
-          const tSec = timeOf(index);
-          lastT = tSec;
-          yield { index, tSec, data: frame, width: opts.width, height: opts.height };
-          index++;
-          frame = pool.take();
-          filled = 0;
-        }
+    for (;;) {
+      const data = ready.shift();
+      if (!data) {
+        if (ended) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        continue;
       }
+      output.resume();
+      const tSec = timeOf(index);
+      lastT = tSec;
+      yield { index, tSec, data, width: opts.width, height: opts.height };
+      index++;
     }
+    if (readError) throw readError;
     await closed;
     opts.signal?.throwIfAborted();
     if (index === 0)
@@ -185,5 +291,6 @@ export async function* decodeFrames(ffmpeg: string, file: string, opts: DecodeOp
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     if (!exited) child.kill('SIGKILL');
+    direct?.source.destroy();
   }
 }

@@ -111,8 +111,15 @@ async function serverRole(): Promise<void> {
   const { createContext, closeContext } = await import('../../packages/server/src/deps.js');
   const { buildServer } = await import('../../packages/server/src/server.js');
   const { makeKey } = await import('../../packages/server/src/testing.js');
+  const { tuneHeap } = await import('../../packages/server/src/heap-tuning.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vitals-bench-'));
-  const ctx = await createContext(loadConfig({ VITALS_DATA_DIR: dataDir }));
+  // As `serve` starts a server process (cli/serve.ts): the heap tuning included.
+  const config = loadConfig({
+    VITALS_DATA_DIR: dataDir,
+    VITALS_HEAP_GROWING_PERCENT: process.env.VITALS_HEAP_GROWING_PERCENT,
+  });
+  tuneHeap(config.heapGrowingPercent);
+  const ctx = await createContext(config);
   const { app } = await buildServer(ctx);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address() as { port: number };

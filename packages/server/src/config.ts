@@ -61,6 +61,12 @@ export interface Config {
   readonly mediaNice: number;
   /** Which peers may name the client in X-Forwarded-For (`VITALS_TRUST_PROXY`; trust-proxy.ts). */
   readonly trustProxy: TrustProxy;
+  /**
+   * How far V8 lets a server process's heap grow past its live size before the next full
+   * collection, in percent (`VITALS_HEAP_GROWING_PERCENT`, 0-1000; default 200; 0: V8's own
+   * choice). heap-tuning.ts says why.
+   */
+  readonly heapGrowingPercent: number;
 }
 
 export type DemoMode = 'off' | 'loopback' | 'on';
@@ -298,8 +304,24 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Confi
     mediaThreads: mediaThreadsFrom(env),
     mediaNice: mediaNiceFrom(env),
     trustProxy: trustProxyFrom(env.VITALS_TRUST_PROXY),
+    heapGrowingPercent: heapGrowingPercentFrom(env),
   });
 }
+
+/** `VITALS_HEAP_GROWING_PERCENT`: 0 (V8's own growing factor) to 1000; default 200 (heap-tuning.ts). */
+function heapGrowingPercentFrom(env: Record<string, string | undefined>): number {
+  const raw = env.VITALS_HEAP_GROWING_PERCENT;
+  if (raw === undefined || raw === '') return DEFAULT_HEAP_GROWING_PERCENT;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 1000)
+    throw new ConfigError(
+      `VITALS_HEAP_GROWING_PERCENT must be a whole number from 0 (V8's default) to 1000, got "${raw}"`,
+    );
+  return n;
+}
+
+/** The heap's growth past its live size before a full collection, percent (heap-tuning.ts). */
+export const DEFAULT_HEAP_GROWING_PERCENT = 200;
 
 /** `VITALS_MEDIA_NICE`: 0 (the main thread's priority) to 19; default 10. */
 function mediaNiceFrom(env: Record<string, string | undefined>): number {

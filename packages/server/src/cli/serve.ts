@@ -8,6 +8,7 @@ import { createContext, closeContext } from '../deps.js';
 import { buildServer } from '../server.js';
 import { createKey, createOrg } from '../store/orgs-keys.js';
 import type { AppContext } from '../context.js';
+import { tuneHeap } from '../heap-tuning.js';
 
 /** On the very first start (no key at all), a development organization and key, printed once. */
 export async function ensureDevelopmentKey(ctx: AppContext, print: (line: string) => void): Promise<void> {
@@ -43,6 +44,7 @@ export async function startServer(
   config: Config,
   opts: { print?: (line: string) => void; migrate?: boolean } = {},
 ): Promise<{ url: string; port: number; stop: () => Promise<void> }> {
+  tuneHeap(config.heapGrowingPercent);
   const ctx = await createContext(config, { migrate: opts.migrate });
   if (opts.print) await ensureDevelopmentKey(ctx, opts.print);
   const { app } = await buildServer(ctx, { logger: { level: process.env.LOG_LEVEL ?? 'warn' } });

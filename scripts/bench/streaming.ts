@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 import { clusterWorkerRole, startBenchCluster } from './streaming-lib/cluster-roles.js';
 import { engineAlone } from './streaming-lib/engine-alone.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from '../../packages/server/src/config.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const FPS = 30;
@@ -459,6 +460,8 @@ interface Step {
   /** Server CPU per frame run through the estimators (bare: per frame sent), µs: robust to drops and to a starved process. */
   cpuUsPerFrame: number;
   memPerSessionKb: number;
+  /** The server's resident memory at the end of the window (after the forced GC), MB; summed over a cluster's processes where reported so. */
+  rssMb: number;
   genLoopLagMaxMs: number;
   ok: boolean;
 }
@@ -524,6 +527,7 @@ async function ramp(kind: 'vitals' | 'bare' | 'cluster', counts: number[], deadl
         serverCores,
         cpuUsPerFrame,
         memPerSessionKb,
+        rssMb: u1.rssMb,
         genLoopLagMaxMs: r.genLoopLagMaxMs,
         ok,
       });
@@ -635,6 +639,7 @@ export async function run(): Promise<SectionOutput> {
     `| server CPU per session from CPU per processed frame (all steps, weighted by sessions) | ${f1(msPerSessionFromFrames)} ms per second (${f1(usPerFrame)} µs per frame; ≈ ${f0(1000 / msPerSessionFromFrames)} sessions per core of CPU) | – |`,
     `| CPU-cost ratio to the bare \`ws\` server at ${bareStep?.sessions ?? '–'} sessions | ${lastAtBare && bareStep ? (lastAtBare.serverCores / bareStep.serverCores).toFixed(2) : '–'}× the CPU | – |`,
     `| memory per session at ${last?.sessions ?? '–'} sessions (heap + buffers after GC) | ${last ? f0(last.memPerSessionKb) : '–'} KB | < 1024 KB |`,
+    `| server resident memory at the sustained step (${best?.sessions ?? '–'} sessions; V8 heap growing percent ${process.env.VITALS_HEAP_GROWING_PERCENT || DEFAULT_HEAP_GROWING_PERCENT}, docs/operating.md) | ${best ? f0(best.rssMb) : '–'} MB | – |`,
     '',
     'Run as `flock /tmp/vitals-bench.lock npm run bench -- streaming`. Development knobs (not for published figures): `STREAM_BENCH_RAMP=300` runs only the listed steps, `STREAM_BENCH_BARE=0` skips the bare reference (and the breakdown), `STREAM_BENCH_ENGINE=0` skips the estimators-alone runs of the breakdown, `STREAM_BENCH_PROCESSES=0` skips the multi-process ramp (`=3` sets N), `STREAM_BENCH_CLUSTER_RAMP=300,400` runs it at those counts, `STREAM_BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of the server process, `STREAM_BENCH_HEAP_PROF=<prefix>` sampled allocations over each measured window (`STREAM_BENCH_HEAP_PROF_MINOR=0`: only those that outlive a young-generation collection), `STREAM_BENCH_SERVER_FLAGS="--trace-gc"` adds node flags to the server; each step also prints the server\'s user/system split and CPU per thread on stderr. Where the CPU goes, and how the figures move with the machine\'s load: docs/streaming.md, "Capacity".',
   ];

@@ -201,7 +201,7 @@ async function create(separate = false): Promise<HumanRuntime> {
   // rewritten in place in tfjs-wasm's heap for each frame of the same size.
   let current: Uint8Array | null = null;
   let input: { tensor: HumanTensor; width: number; height: number } | null = null;
-  // An I420 frame whose values reach the tensor only where Human reads them (lazyInput below).
+  // An I420 frame whose values reach the tensor only where Human reads them (fillWhole, fillBoxes).
   let lazy: { frame: I420Frame; whole: boolean } | null = null;
   const meshCache = hook.meshCache;
   const heapOf = (tensor: HumanTensor, n: number): Float32Array => {

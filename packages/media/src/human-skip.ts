@@ -16,7 +16,7 @@
  * its start that hands the call to the hook of the module instance (`module.vitalsSkip`); a bundle
  * whose check does not have the expected shape is left as it is (Human's own check runs).
  */
-import { i420Bytes, i420DiffBound, i420ToRgbRegion, type YuvMatrix } from './yuv.js';
+import { i420Bytes, i420DiffBound, i420ToRgbRegion, sumOfTable, type YuvMatrix } from './yuv.js';
 
 /** The start of Human 3.x's `skip(config, input)` as esbuild emits it in `dist/human.node-wasm.js`. */
 const SKIP_START = /async function [\w$]+\(([\w$]+),([\w$]+)\)\{let [\w$]+=!1;if\(\1\.cacheSensitivity===0\|\|/g;
@@ -200,37 +200,10 @@ export class FrameChangeCheck {
  */
 const floatMargin = (n: number): number => (n * 2 ** -24) / (1 - n * 2 ** -24) + 1e-9;
 
+/** d² for every byte difference d (index d + 255). */
+const SQUARES = Int32Array.from({ length: 511 }, (_, i) => (i - 255) * (i - 255));
+
 /** Sum of the squared differences of the first `n` bytes of `a` and `b`, exactly. */
 export function squaredDifference(a: Uint8Array, b: Uint8Array, n: number): number {
-  let sum = 0;
-  let i = 0;
-  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
-    // Four bytes a load (a third less CPU than byte loads); a block's sum stays below 2^31.
-    const words = n >> 2;
-    const x = new Uint32Array(a.buffer, a.byteOffset, words);
-    const y = new Uint32Array(b.buffer, b.byteOffset, words);
-    for (let w = 0; w < words;) {
-      const end = Math.min(words, w + 8192);
-      let block = 0;
-      for (; w < end; w++) {
-        const p = x[w];
-        const q = y[w];
-        let d = (p & 255) - (q & 255);
-        block += d * d;
-        d = ((p >>> 8) & 255) - ((q >>> 8) & 255);
-        block += d * d;
-        d = ((p >>> 16) & 255) - ((q >>> 16) & 255);
-        block += d * d;
-        d = (p >>> 24) - (q >>> 24);
-        block += d * d;
-      }
-      sum += block;
-    }
-    i = words * 4;
-  }
-  for (; i < n; i++) {
-    const d = a[i] - b[i];
-    sum += d * d;
-  }
-  return sum;
+  return sumOfTable(a, 0, b, 0, n, SQUARES);
 }

@@ -216,8 +216,19 @@ function boundTables(matrix: YuvMatrix): BoundTables {
   return t;
 }
 
-/** Σ table[a[i] - b[i] + 255] over n bytes from the offsets; four bytes a load where aligned. */
-function sumOfTable(a: Uint8Array, aOff: number, b: Uint8Array, bOff: number, n: number, table: Int32Array): number {
+/**
+ * Σ table[a[aOff + i] - b[bOff + i] + 255] over n bytes, exactly (tables of non-negative integers below
+ * 2^19); four bytes a load where both sides are aligned. Also the frame-change check's exact sum of
+ * squared differences (human-skip.ts `squaredDifference`, a table of squares).
+ */
+export function sumOfTable(
+  a: Uint8Array,
+  aOff: number,
+  b: Uint8Array,
+  bOff: number,
+  n: number,
+  table: Int32Array,
+): number {
   let sum = 0;
   let i = 0;
   // Integer sums are exact in doubles far beyond any frame's (terms below 2^19); summing in blocks

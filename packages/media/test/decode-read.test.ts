@@ -4,6 +4,7 @@
  * gives the same frames, with the same timestamps, whatever the consumer keeps or gives back.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeFrames, directSource, FramePool, readFrameTimes } from '../src/decode.js';
@@ -40,7 +41,8 @@ describe('decodeFrames', () => {
   });
 
   it('stops ffmpeg when the consumer stops early', async () => {
-    const file = await makeClip(path.join(tmp.dir, 'early.mp4'), { seconds: 2, fps: 30 });
+    // Long enough that ffmpeg is still writing (held back by the paused socket) when the loop ends.
+    const file = await makeClip(path.join(tmp.dir, 'early.mp4'), { seconds: 20, fps: 30 });
     const { ffmpeg, ffprobe } = resolveFfmpeg();
     const times = await readFrameTimes(ffprobe, file);
     let n = 0;
@@ -55,6 +57,23 @@ describe('decodeFrames', () => {
       if (n === 3) break;
     }
     expect(n).toBe(3);
+    // No ffmpeg child of this process is left (Linux: the kernel lists each thread's children).
+    if (existsSync('/proc/self/task')) {
+      const comm = (pid: string): string => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        } catch {
+          return ''; // already gone
+        }
+      };
+      const ffmpegChildren = (): string[] =>
+        readdirSync('/proc/self/task')
+          .flatMap((t) => readFileSync(`/proc/self/task/${t}/children`, 'utf8').trim().split(/\s+/))
+          .filter((pid) => pid && comm(pid) === 'ffmpeg');
+      const until = Date.now() + 10_000;
+      while (ffmpegChildren().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(ffmpegChildren()).toEqual([]);
+    }
   });
 
   it.skipIf(process.platform === 'win32')('reads the socket into the buffers it is given', async () => {

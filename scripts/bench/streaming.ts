@@ -20,6 +20,14 @@ const FRAME_US = 1e6 / FPS;
 const LAG_LIMIT_MS = 250;
 const STEP_SEC = 20; // the first hr event comes after 14 s of capture (docs/streaming.md), measured over the last 5 s
 const MEASURE_LAST_SEC = 5;
+/**
+ * The CPU comparison with the bare server (target 3) is made at this session count (or at the
+ * largest one process sustained, if fewer), measured over a longer window than a ramp step's: a
+ * 5 s window moves by ±30 % with where V8's full collections fall (two runs on one quiet machine
+ * gave 49 and 75 µs per frame at neighbouring steps). Both servers get the same window.
+ */
+const COMPARE_AT = Number(process.env.STREAM_BENCH_COMPARE ?? 300);
+const COMPARE_MEASURE_SEC = 30;
 const RAMP = [50, 100, 150, 200, 300, 400, 500, 600, 800];
 // Development knobs (not for published figures): STREAM_BENCH_RAMP="300" runs only those steps,
 // STREAM_BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there (node
@@ -32,7 +40,11 @@ const RAMP_OVERRIDE = process.env.STREAM_BENCH_RAMP?.split(',')
 const CPU_PROF_DIR = process.env.STREAM_BENCH_CPU_PROF;
 /** STREAM_BENCH_HEAP_PROF=<path prefix>: sampled allocations of the server over each measured window. */
 const HEAP_PROF_FILE = process.env.STREAM_BENCH_HEAP_PROF;
-const BUDGET_MS = 150_000;
+/**
+ * Time for the one-process ramp. It must reach the step the server fails at (or the ramp's end):
+ * a ramp cut by time reports "at least" and the whole-machine comparison is not made against it.
+ */
+const BUDGET_MS = 330_000;
 /** `serve --processes N` for the whole-machine figure: one per core (STREAM_BENCH_PROCESSES overrides; 0 skips it). */
 const PROCESSES = Number(process.env.STREAM_BENCH_PROCESSES ?? Math.min(8, os.availableParallelism()));
 /** The multi-process ramp: multiples of what one process sustained. */
@@ -265,6 +277,13 @@ async function bareRole(): Promise<void> {
 
 /** The breakdown's estimators without sockets (streaming-lib/engine-alone.ts). */
 async function engineRole(): Promise<void> {
+  // The same V8 heap tuning as the server process, so the breakdown compares like with like.
+  const { loadConfig } = await import('../../packages/server/src/config.js');
+  const { tuneHeap } = await import('../../packages/server/src/heap-tuning.js');
+  tuneHeap(
+    loadConfig({ VITALS_DATA_DIR: os.tmpdir(), VITALS_HEAP_GROWING_PERCENT: process.env.VITALS_HEAP_GROWING_PERCENT })
+      .heapGrowingPercent,
+  );
   serve({
     measure: async (m) => engineAlone(m.sessions, m.readBuffers),
     stop: async () => {
@@ -449,6 +468,8 @@ class Child {
 
 interface Step {
   sessions: number;
+  /** Seconds the step was measured over (COMPARE_MEASURE_SEC at the comparison's count). */
+  measureSec: number;
   serverP50: number;
   serverP99: number;
   p50: number;
@@ -468,17 +489,30 @@ interface Step {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function ramp(kind: 'vitals' | 'bare' | 'cluster', counts: number[], deadline: number): Promise<Step[]> {
+/** Why a ramp ended: a step over the limits, its last count reached, or the time budget. */
+type RampEnd = 'limit' | 'ceiling' | 'budget';
+
+async function ramp(
+  kind: 'vitals' | 'bare' | 'cluster',
+  counts: number[],
+  deadline: number,
+  longAt?: number,
+): Promise<Step[] & { end?: RampEnd }> {
   const server = await Child.start(kind === 'vitals' ? 'server' : kind);
   const gen = await Child.start('gen');
-  const steps: Step[] = [];
+  const steps: Step[] & { end?: RampEnd } = [];
+  steps.end = 'ceiling';
   try {
     const { port } = await server.call('info');
     const url = kind === 'bare' ? `ws://127.0.0.1:${port}` : `ws://127.0.0.1:${port}/sdk/v1/cloud/stream`;
     const base = await server.call('usage');
     let have = 0;
     for (const n of counts) {
-      if (Date.now() + STEP_SEC * 1000 > deadline) break;
+      const measureSec = n === longAt ? COMPARE_MEASURE_SEC : MEASURE_LAST_SEC;
+      if (Date.now() + (STEP_SEC - MEASURE_LAST_SEC + measureSec) * 1000 > deadline) {
+        steps.end = 'budget';
+        break;
+      }
       const add = n - have;
       const tokens = kind === 'bare' ? undefined : await server.call<string[]>('mint', { count: add });
       await gen.call('open', { url, tokens, count: add });
@@ -489,11 +523,11 @@ async function ramp(kind: 'vitals' | 'bare' | 'cluster', counts: number[], deadl
       const u0 = await server.call('usage');
       const t0 = performance.now();
       if (kind === 'vitals' && HEAP_PROF_FILE) await server.call('heapSampling', { start: true });
-      await sleep(MEASURE_LAST_SEC * 1000);
+      await sleep(measureSec * 1000);
       if (kind === 'vitals' && HEAP_PROF_FILE)
         await server.call('heapSampling', { file: `${HEAP_PROF_FILE}.${n}.heapprofile` });
       const u1 = await server.call('usage');
-      const r = await gen.call('report', { sec: MEASURE_LAST_SEC });
+      const r = await gen.call('report', { sec: measureSec });
       const sl = await server.call('lags');
       const elapsed = performance.now() - t0;
       const serverCores = (u1.cpuBeforeGcMs - u0.cpuMs) / elapsed;
@@ -530,8 +564,12 @@ async function ramp(kind: 'vitals' | 'bare' | 'cluster', counts: number[], deadl
         rssMb: u1.rssMb,
         genLoopLagMaxMs: r.genLoopLagMaxMs,
         ok,
+        measureSec,
       });
-      if (!ok) break;
+      if (!ok) {
+        steps.end = 'limit';
+        break;
+      }
     }
   } finally {
     await gen.call('closeAll').catch(() => undefined);
@@ -548,10 +586,15 @@ const f2 = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
 export async function run(): Promise<SectionOutput> {
   const deadline = Date.now() + BUDGET_MS;
   const counts = RAMP_OVERRIDE?.length ? RAMP_OVERRIDE : RAMP;
-  const ours = await ramp('vitals', counts, deadline - 30_000);
+  const ours = await ramp('vitals', counts, deadline, COMPARE_AT);
   const best = [...ours].reverse().find((s) => s.ok);
-  const compareAt = best ? best.sessions : counts[0];
-  const bare = process.env.STREAM_BENCH_BARE === '0' ? [] : await ramp('bare', [compareAt], Date.now() + 60_000);
+  /** The one process's limit was found (a step failed): not cut by the time budget or the ramp's end. */
+  const limitFound = ours.end === 'limit';
+  const sustainedNote =
+    ours.end === 'budget' ? ' (at least: the ramp ran out of time)' : ours.end === 'ceiling' ? ' (ramp ceiling)' : '';
+  const compareAt = ours.some((s) => s.ok && s.sessions === COMPARE_AT) ? COMPARE_AT : best ? best.sessions : counts[0];
+  const bare =
+    process.env.STREAM_BENCH_BARE === '0' ? [] : await ramp('bare', [compareAt], Date.now() + 120_000, compareAt);
   const bareStep = bare[0];
   // The breakdown: the estimators alone at the same session count, from memory and from read-sized buffers.
   const engineAt = bareStep && process.env.STREAM_BENCH_ENGINE !== '0' ? bareStep.sessions : 0;
@@ -583,7 +626,7 @@ export async function run(): Promise<SectionOutput> {
     : best && PROCESSES > 1
       ? [...new Set(CLUSTER_STEPS.map((k) => Math.round((best.sessions * k) / 50) * 50))]
       : [];
-  const multi = multiCounts.length ? await ramp('cluster', multiCounts, Date.now() + 150_000) : [];
+  const multi = multiCounts.length ? await ramp('cluster', multiCounts, Date.now() + 180_000) : [];
   const bestMulti = [...multi].reverse().find((s) => s.ok);
   const lines = [
     '## Streaming',
@@ -591,11 +634,11 @@ export async function run(): Promise<SectionOutput> {
     `Measured by \`scripts/bench/streaming.ts\` on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared), loopback only. ` +
       'The server runs in its own process (buildServer, SQLite, the real session path: hello, token, compare-and-set, packet decoding, rate rules, queue, StreamingEstimator, live events); ' +
       `a load-generator child process opens sessions and sends phantom crops at ${FPS} fps in real time. ` +
-      `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
+      `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s; the ${compareAt}-session step, where the bare server is compared, over ${COMPARE_MEASURE_SEC} s after the same ${STEP_SEC - MEASURE_LAST_SEC} s, for both servers) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
       "Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator's own scheduling on the same shared cores). " +
       "Server CPU is the server process's user+system time over the window (cores busy), all threads (V8's GC helpers included); CPU per processed frame divides it by the frames the estimators ran on in the window, which stays meaningful when a server starved by other tenants drops frames. " +
       'Memory per session is the growth of V8 heap + external memory (which includes ArrayBuffers; before 2026-11-23 they were counted twice) after GC, divided by the sessions open. ' +
-      "The reference for CPU is a bare `ws` server fed by the same generator in the same run at the sustained session count (it reads each packet's timestamp and answers one `hr`-shaped event per second of capture): sessions per core of CPU against its are its CPU per frame received over ours per frame processed. " +
+      "The reference for CPU is a bare `ws` server fed by the same generator in the same run at the sustained session count (it reads each packet's timestamp and answers one `hr`-shaped event per second of capture): sessions per core of CPU against its are its CPU per frame received over ours per frame processed, at ${compareAt} sessions. " +
       `The whole machine: \`serve --processes ${PROCESSES}\` (cli/serve-cluster.ts, each process the same server, SQLite shared in WAL mode) ramped from what one process sustained, the generator unchanged.`,
     '',
     '| sessions | server lag p50 / p99 ms | end-to-end lag p50 / p99 ms | hr events | dropped | server cores busy | server CPU per processed frame | memory per session | generator loop lag max ms | within limits |',
@@ -629,8 +672,8 @@ export async function run(): Promise<SectionOutput> {
     '| --- | --- | --- |',
     `| sessions per core of CPU against the bare \`ws\` server's (its CPU per frame ÷ ours, at ${bareStep?.sessions ?? '–'} sessions) | ${f2(bareRatio)} | ≥ 0.5 |`,
     `| p99 server lag / frames dropped at the sustained step | ${best ? `${f1(best.serverP99)} ms / ${best.drops}` : '–'} | < ${LAG_LIMIT_MS} ms / 0 |`,
-    `| sessions sustained by \`serve --processes ${PROCESSES}\` against one process, same machine and generator | ${bestMulti?.sessions ?? 0} / ${best?.sessions ?? 0} = ${best && bestMulti ? f2(bestMulti.sessions / best.sessions) : '–'}×${bestMulti && bestMulti === multi[multi.length - 1] && multi.length === multiCounts.length ? ' (ramp ceiling)' : ''} | – |`,
-    `| sessions sustained by one server process (p99 < ${LAG_LIMIT_MS} ms, no drops) | ${best?.sessions ?? 0}${best && best.sessions === RAMP[RAMP.length - 1] ? ' (ramp ceiling)' : ''} | – |`,
+    `| sessions sustained by \`serve --processes ${PROCESSES}\` against one process, same machine and generator | ${bestMulti?.sessions ?? 0} / ${best?.sessions ?? 0}${sustainedNote} = ${best && bestMulti ? f2(bestMulti.sessions / best.sessions) : '–'}×${bestMulti && bestMulti === multi[multi.length - 1] && multi.length === multiCounts.length ? ' (ramp ceiling)' : ''} | – |`,
+    `| sessions sustained by one server process (p99 < ${LAG_LIMIT_MS} ms, no drops) | ${best?.sessions ?? 0}${sustainedNote} | – |`,
     `| sessions per core (sustained ÷ cores busy, at least 1) | ${f0(perCoreOurs)} | ≥ 300 |`,
     `| sessions per core of CPU actually used | ${f0(perCoreOursCpu)} | – |`,
     `| ratio to the bare \`ws\` server (sessions per core of CPU, from cores busy) | ${bareStep && best ? (perCoreOursCpu / perCoreBareCpu).toFixed(2) : '–'} | – |`,
@@ -648,7 +691,7 @@ export async function run(): Promise<SectionOutput> {
     {
       area: 'Streaming',
       figure: `live sessions per core (sustained with p99 lag < ${LAG_LIMIT_MS} ms and no drops ÷ cores busy)`,
-      value: `${f0(perCoreOurs)} (${best?.sessions ?? 0} sessions)`,
+      value: `${f0(perCoreOurs)} (${best?.sessions ?? 0} sessions${sustainedNote})`,
       target: '≥ 300',
       met: perCoreOurs >= 300,
       reference:
@@ -680,8 +723,12 @@ export async function run(): Promise<SectionOutput> {
       figure: `sessions sustained by \`serve --processes ${PROCESSES}\` (whole machine)`,
       value: bestMulti ? `${bestMulti.sessions}` : '–',
       target: '> one process',
-      met: !!(best && bestMulti && bestMulti.sessions > best.sessions),
-      reference: best && bestMulti ? `${f2(bestMulti.sessions / best.sessions)}× one process (${best.sessions})` : '–',
+      // Only against a one-process limit actually found: a ramp cut short understates one process.
+      met: !!(limitFound && best && bestMulti && bestMulti.sessions > best.sessions),
+      reference:
+        best && bestMulti
+          ? `${f2(bestMulti.sessions / best.sessions)}× one process (${best.sessions}${sustainedNote})`
+          : '–',
       command: cmd,
     },
     {

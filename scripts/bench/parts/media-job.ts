@@ -2,8 +2,8 @@
 // `npm start` runs it, SQLite, embedded worker): `vitals measure` (the CLI, a process of its own)
 // uploads the file, creates the job and polls it to the end. The figure is the server process's
 // CPU time (all its threads, plus the ffmpeg/ffprobe children it reaped) from before the upload to
-// the settled job, read from /proc. Two jobs on one server: the first pays the face models' load,
-// the second runs on a warm process (as every job of a long-lived worker does).
+// the settled job, read from /proc. Several jobs on one server: the first pays the face models' load,
+// the next ones run on a warm process (as every job of a long-lived worker does).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +11,8 @@ import { REPO_ROOT, startServe } from '../../testing/serve.js';
 
 export interface JobCpu {
   cold: number;
-  warm: number;
+  /** One figure per warm job, in order. */
+  warm: number[];
   ok: boolean;
   detail: string;
 }
@@ -61,15 +62,13 @@ function measure(
   return { ok: r.status === 0, out: r.status === 0 ? r.stdout : r.stderr.slice(-400) };
 }
 
-/** CPU of the server for a job on `fileA` (cold process) then `fileB` (same video, other bytes; warm). */
-export async function jobCpu(fileA: string, fileB: string): Promise<JobCpu> {
+/**
+ * CPU of the server for a job on `fileA` (cold process), then one job on each of `warmFiles` (the
+ * same video in other bytes) on the now warm process.
+ */
+export async function jobCpu(fileA: string, warmFiles: string[]): Promise<JobCpu> {
   const served = await startServe();
   try {
-    const c0 = procCpu(served.pid);
-    const a = measure(served, fileA);
-    const c1 = procCpu(served.pid);
-    const b = measure(served, fileB);
-    const c2 = procCpu(served.pid);
     const status = (o: { ok: boolean; out: string }): string => {
       if (!o.ok) return `failed: ${o.out}`;
       try {
@@ -79,7 +78,20 @@ export async function jobCpu(fileA: string, fileB: string): Promise<JobCpu> {
         return 'ok';
       }
     };
-    return { cold: c1 - c0, warm: c2 - c1, ok: a.ok && b.ok, detail: `${status(a)} / ${status(b)}` };
+    let c = procCpu(served.pid);
+    const a = measure(served, fileA);
+    const cold = procCpu(served.pid) - c;
+    const warm: number[] = [];
+    const details = [status(a)];
+    let ok = a.ok;
+    for (const f of warmFiles) {
+      c = procCpu(served.pid);
+      const b = measure(served, f);
+      warm.push(procCpu(served.pid) - c);
+      details.push(status(b));
+      ok &&= b.ok;
+    }
+    return { cold, warm, ok, detail: details.join(' / ') };
   } finally {
     await served.stop();
   }

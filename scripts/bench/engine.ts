@@ -3,9 +3,13 @@
 // crops measured in the same run (the machine is shared and noisy). Returns a markdown section.
 import { estimateOffline, generatePhantom, meanRgb, StreamingEstimator } from '../../packages/engine/src/index.js';
 import type { Packet } from '@vitals/protocol';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
+
+const SELF = fileURLToPath(import.meta.url);
 
 function best(fn: () => void, reps: number): number {
   let min = Infinity;
@@ -51,7 +55,30 @@ function retainedKbPerEstimator(packets: Packet[], n = 40): number {
   return kb;
 }
 
-export async function run(): Promise<SectionOutput> {
+/** One process's figures (times in ms, per-frame figures in µs, memory in KB). */
+interface Figures {
+  refMs: number;
+  offlineMs: number;
+  finishMs: number;
+  perFrameUs: number;
+  refPerFrameUs: number;
+  pushMinUs: number;
+  refMinUs: number;
+  retainedKb: number;
+  /** Face crops in the capture. */
+  crops: number;
+}
+
+/**
+ * Processes the figures are measured in, one after another, each fresh. One process's best of 15
+ * push runs read 11.5-24.2 µs a frame across fresh runs on a quiet shared machine (2.7-6.0x its
+ * reference): slow spells of the machine last longer than one process's runs, so a best-of within
+ * one process cannot escape them. The section reports the median process and lists all three; a
+ * spell longer than the three (seen once: 15.5, 15.6 and 19.0 µs) still shows, in every figure.
+ */
+const PROCESSES = 3;
+
+function measure(): Figures {
   const { packets } = generatePhantom({ durationSec: 60, fps: 30, seed: 5 });
   const frames = packets.filter((p): p is Extract<Packet, { type: 1 }> => p.type === 1);
   const reference = (): void => {
@@ -99,10 +126,33 @@ export async function run(): Promise<SectionOutput> {
   }
   const retainedKb = retainedKbPerEstimator(packets);
   const sum = (a: Float64Array): number => a.reduce((x, y) => x + y, 0);
-  const pushMinUs = (sum(pushMin) * 1000) / frames.length;
-  const refMinUs = (sum(refMin) * 1000) / frames.length;
-  const perFrameUs = (pushMs * 1000) / frames.length;
-  const refPerFrameUs = (refMs * 1000) / frames.length;
+  return {
+    refMs,
+    offlineMs,
+    finishMs,
+    perFrameUs: (pushMs * 1000) / frames.length,
+    refPerFrameUs: (refMs * 1000) / frames.length,
+    pushMinUs: (sum(pushMin) * 1000) / frames.length,
+    refMinUs: (sum(refMin) * 1000) / frames.length,
+    retainedKb,
+    crops: frames.length,
+  };
+}
+
+export async function run(): Promise<SectionOutput> {
+  const runs: Figures[] = [];
+  for (let i = 0; i < PROCESSES; i++) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--conditions', 'source', SELF, '--child'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    });
+    if (r.status !== 0) throw new Error(`engine bench child failed: ${r.stderr}`);
+    runs.push(JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Figures);
+  }
+  // The process whose push figure is the median stands for all; the others are listed.
+  const order = runs.map((_, i) => i).sort((a, b) => runs[a].perFrameUs - runs[b].perFrameUs);
+  const { refMs, offlineMs, finishMs, perFrameUs, refPerFrameUs, pushMinUs, refMinUs, retainedKb, crops } =
+    runs[order[(PROCESSES - 1) >> 1]];
   const cmd = '`npm run bench -- engine`';
   const headline: HeadlineRow[] = [
     {
@@ -127,7 +177,7 @@ export async function run(): Promise<SectionOutput> {
   const markdown = [
     '## Engine',
     '',
-    `Measured by \`scripts/bench/engine.ts\` on a 60 s, 30 fps phantom capture (${frames.length} crops), best of repeated runs, one core, Node ${process.version}. Reference: a plain 3-channel mean of the same crops in the same run.`,
+    `Measured by \`scripts/bench/engine.ts\` on a 60 s, 30 fps phantom capture (${crops} crops), best of repeated runs, one core, Node ${process.version}, in ${PROCESSES} fresh processes: the table is the process with the median push figure (push per frame in the ${PROCESSES}: ${runs.map((r) => `${r.perFrameUs.toFixed(2)} µs (${(r.perFrameUs / r.refPerFrameUs).toFixed(1)}×)`).join(', ')}). Reference: a plain 3-channel mean of the same crops in the same process.`,
     '',
     '| measure | time | ratio to reference | target |',
     '| --- | --- | --- | --- |',
@@ -141,3 +191,5 @@ export async function run(): Promise<SectionOutput> {
   ].join('\n');
   return { markdown, headline };
 }
+
+if (process.argv.includes('--child')) console.log(JSON.stringify(measure()));

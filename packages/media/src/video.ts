@@ -4,7 +4,7 @@
  * rejections in order (rules.ts).
  */
 import { stat } from 'node:fs/promises';
-import { AUX_SIZE, type BoxKalmanOptions, type Packet } from '@vitals/protocol';
+import { AUX_SIZE, type Box, type BoxKalmanOptions, type Packet } from '@vitals/protocol';
 import {
   decodeFrames,
   DECODE_THREADS,
@@ -66,6 +66,8 @@ export interface VideoOptions {
   decodeBudgetMs?: number;
   /** Tuning of the crop's Kalman smoother (defaults: see VIDEO_KALMAN). */
   kalman?: BoxKalmanOptions;
+  /** Evaluation only: the tracker's `cropBox` (scripts/eval/box-sensitivity.ts). */
+  cropBox?: (box: Box) => Box;
 }
 
 /** Longest side decoded; larger videos are scaled down by ffmpeg (face widths are reported in source pixels). */
@@ -211,6 +213,7 @@ async function followFaces(
     nominalFps,
     scaleBack: size.scaleBack,
     kalman: opts.kalman ?? VIDEO_KALMAN,
+    cropBox: opts.cropBox,
     aux: auxEncoder,
     onFrameDone: (frame) => {
       if (frame instanceof I420Frame) {

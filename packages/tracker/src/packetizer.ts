@@ -35,6 +35,13 @@ export interface PacketizerOptions {
   onPacket?: (p: Packet) => void;
   /** Keep packets in `packets` (default true; a live capture that streams them may not need them). */
   keep?: boolean;
+  /**
+   * Evaluation only: maps the smoothed box to the box that is cropped (type-1 pixels, and the
+   * quality packet's brightness, which is the crop's; motion and face width keep the smoothed box).
+   * scripts/eval/box-sensitivity.ts measures how results move under boxes a pixel or a per cent
+   * off. No product path sets it.
+   */
+  cropBox?: (box: Box) => Box;
 }
 
 export class Packetizer {
@@ -87,8 +94,17 @@ export class Packetizer {
     this.faceWidthsPx.push(s.box.width * this.opts.scaleBack);
     this.updateMotion(t, box);
 
-    frame.prepareRegion?.(box);
-    const pixels = cropResizeRgb(frame.data, frame.width, frame.height, box, undefined, undefined, frame.channels ?? 3);
+    const cropped = this.opts.cropBox ? this.opts.cropBox(box) : box;
+    frame.prepareRegion?.(cropped);
+    const pixels = cropResizeRgb(
+      frame.data,
+      frame.width,
+      frame.height,
+      cropped,
+      undefined,
+      undefined,
+      frame.channels ?? 3,
+    );
     const brightness = meanLuma(pixels);
     this.out({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
 

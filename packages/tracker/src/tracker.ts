@@ -32,6 +32,8 @@ export interface TrackerOptions<F extends TrackerFrame = TrackerFrame> {
   scaleBack?: number;
   /** Tuning of the crop's Kalman smoother (the protocol's defaults otherwise). */
   kalman?: BoxKalmanOptions;
+  /** Evaluation only: PacketizerOptions.cropBox. */
+  cropBox?: (box: Box) => Box;
   /** Type-4 aux JPEG encoder (emotion or gaze ordered); none by default. */
   aux?: AuxEncoder | null;
   /** Each packet as it is made (live capture). */
@@ -77,6 +79,7 @@ export class FaceTracker<F extends TrackerFrame = TrackerFrame> {
       aux: opts.aux ?? null,
       scaleBack: opts.scaleBack ?? 1,
       kalman: opts.kalman,
+      cropBox: opts.cropBox,
       onPacket: opts.onPacket,
       keep: opts.keep,
     });

@@ -1,0 +1,114 @@
+// How much the UBFC-rPPG end-to-end figures move when the face crop's box is a pixel or a per cent
+// off: the same labelled ubfc2 videos through `videoToPackets` (the batch video path) and the
+// engine, once with the tracker's own box and once per perturbation (`cropBox`, evaluation only).
+// None of these boxes is better than another, so the spread is the noise floor that any change to
+// the packets (a faster tracker, another crop) is judged against on these ten clips.
+//
+// Run: npx tsx --conditions source scripts/eval/box-sensitivity.ts   (about a minute per variant)
+// Not part of `npm run eval` (it decodes every video once per variant; nothing is cached).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Box } from '../../packages/protocol/src/index.js';
+import { buildRgbTrace } from '../../packages/engine/src/index.js';
+import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
+import { videoToPackets } from '../../packages/media/src/index.js';
+import { DATA_DIR, fmt } from './common.js';
+
+interface Variant {
+  name: string;
+  map?: (b: Box) => Box;
+}
+
+const shift = (dx: number, dy: number) => (b: Box) => ({ ...b, x: b.x + dx, y: b.y + dy });
+const scale = (k: number) => (b: Box) => ({
+  x: b.x + (b.width * (1 - k)) / 2,
+  y: b.y + (b.height * (1 - k)) / 2,
+  width: b.width * k,
+  height: b.height * k,
+});
+
+export const VARIANTS: Variant[] = [
+  { name: "the tracker's box (as shipped)" },
+  { name: '1 px right', map: shift(1, 0) },
+  { name: '1 px left', map: shift(-1, 0) },
+  { name: '1 px down', map: shift(0, 1) },
+  { name: '1 px up', map: shift(0, -1) },
+  { name: 'half a pixel right and down', map: shift(0.5, 0.5) },
+  { name: '1 % larger', map: scale(1.01) },
+  { name: '1 % smaller', map: scale(0.99) },
+];
+
+interface Item {
+  id: string;
+  video?: string;
+  referenceHeartRateBpm?: number;
+}
+
+export interface VariantResult {
+  name: string;
+  published: number;
+  labelled: number;
+  publishedMae: number;
+  allMae: number;
+  /** Per subject: the chain's rate minus the reference, whether published, the gate's evidence. */
+  subjects: { id: string; error: number; published: boolean; evidence: number }[];
+}
+
+export async function runVariant(v: Variant, items: Item[]): Promise<VariantResult> {
+  const subjects: VariantResult['subjects'] = [];
+  for (const item of items) {
+    const r = await videoToPackets(join(DATA_DIR, item.video!), { cropBox: v.map });
+    if (!r.ok) throw new Error(`${item.id}: ${r.code}`);
+    const a = analyzeTraceWithInternals(buildRgbTrace(r.packets));
+    const est = a.measurement.stats.internalHeartRateBpm ?? NaN;
+    subjects.push({
+      id: item.id,
+      error: est - item.referenceHeartRateBpm!,
+      published: a.measurement.cardiac.heartRate != null,
+      evidence: a.evidence?.score ?? NaN,
+    });
+  }
+  const pub = subjects.filter((s) => s.published);
+  const mae = (xs: typeof subjects) => xs.reduce((t, s) => t + Math.abs(s.error), 0) / Math.max(1, xs.length);
+  return {
+    name: v.name,
+    published: pub.length,
+    labelled: subjects.length,
+    publishedMae: mae(pub),
+    allMae: mae(subjects),
+    subjects,
+  };
+}
+
+function labelledItems(): Item[] {
+  const manifest = JSON.parse(readFileSync(join(DATA_DIR, 'MANIFEST.json'), 'utf8')) as {
+    sets: { name: string; items?: Item[] }[];
+  };
+  const set = manifest.sets.find((s) => s.name === 'ubfc2');
+  return (set?.items ?? []).filter((i) => i.video && i.referenceHeartRateBpm !== undefined);
+}
+
+async function main(): Promise<void> {
+  const items = labelledItems();
+  const results: VariantResult[] = [];
+  for (const v of VARIANTS) {
+    const t0 = Date.now();
+    results.push(await runVariant(v, items));
+    console.error(`${v.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  }
+  const ids = items.map((i) => i.id.replace('subject', ''));
+  const lines = [
+    `| crop box | published | published MAE | MAE, every labelled video | evidence per subject (${ids.join(', ')}; published in bold) |`,
+    '| --- | --- | --- | --- | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.name} | ${r.published}/${r.labelled} | ${fmt(r.publishedMae, 2)} | ${fmt(r.allMae, 2)} | ${r.subjects
+          .map((s) => (s.published ? `**${fmt(s.evidence, 2)}**` : fmt(s.evidence, 2)))
+          .join(', ')} |`,
+    ),
+  ];
+  console.log(lines.join('\n'));
+}
+
+if (process.argv[1] && process.argv[1] === fileURLToPath(import.meta.url)) void main();

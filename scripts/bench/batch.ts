@@ -9,15 +9,12 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
+import { median } from './parts/stats.js';
 
 const QUICK = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const JOBS = QUICK ? 6 : 20;
 const UPLOAD_MB = QUICK ? 16 : 60;
 
-const median = (v: number[]): number => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const fmt = (v: number, d = 1): string => v.toFixed(d);
 
 /** PUT with node:http, the body written in 1 MB chunks (a plain client, as a server-side uploader would). */

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveFfmpeg, videoToPackets } from '../../packages/media/src/index.js';
 import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 import { jobCpu } from './parts/media-job.js';
+import { median } from './parts/stats.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BENCH_DIR = join(REPO, '.bench');
@@ -85,11 +86,6 @@ function otherCopy(file: string, n: number): string {
  * about 10 % between runs on one machine (the reference alone ranged 2.3-3.3 s on a loaded one).
  */
 const RUNS = 3;
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 export async function run(): Promise<SectionOutput> {
   const { file, source } = makeVideo();

@@ -13,6 +13,7 @@ import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.
 import { clusterWorkerRole, startBenchCluster } from './streaming-lib/cluster-roles.js';
 import { engineAlone } from './streaming-lib/engine-alone.js';
 import { DEFAULT_HEAP_GROWING_PERCENT } from '../../packages/server/src/config.js';
+import { median } from './parts/stats.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const FPS = 30;
@@ -636,12 +637,7 @@ export async function run(): Promise<SectionOutput> {
     }
   }
   const pairRatios = pairs.map((p) => p.bare / p.ours);
-  const sortedRatios = [...pairRatios].sort((a, b) => a - b);
-  const bareRatio = sortedRatios.length
-    ? sortedRatios.length % 2
-      ? sortedRatios[(sortedRatios.length - 1) / 2]
-      : (sortedRatios[sortedRatios.length / 2 - 1] + sortedRatios[sortedRatios.length / 2]) / 2
-    : NaN;
+  const bareRatio = pairRatios.length ? median(pairRatios) : NaN;
   const pairsText = pairs.map((p, i) => `${f1(p.ours)} against ${f1(p.bare)} µs (${f2(pairRatios[i])})`).join('; ');
   // Target 4: `serve --processes N` over the same ramp, from what one process sustained upwards.
   const multiCounts = CLUSTER_RAMP_OVERRIDE?.length

@@ -312,6 +312,12 @@ describe.skipIf(!HAS_CHROMIUM)('a covered camera (black video)', () => {
     const hint = page.locator('vitals-measure .hint');
     await expect.poll(async () => (await hint.textContent()) ?? '', { timeout: 60_000 }).toMatch(/too dark/i);
     expect(await hint.getAttribute('aria-live')).toBe('assertive');
+    // The page names its icon (else the browser asks for /favicon.ico, a 404), served by us.
+    const icon = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href);
+    expect(icon).toBe(`${served.baseUrl}/capture/favicon.svg`);
+    const res = await fetch(icon!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     await page.screenshot({ path: path.join(shots, 'covered-camera.png') });
     await page.close();
   }, 120_000);

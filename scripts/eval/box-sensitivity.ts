@@ -5,6 +5,9 @@
 // the packets (a faster tracker, another crop) is judged against on these ten clips.
 //
 // Run: npx tsx --conditions source scripts/eval/box-sensitivity.ts   (about a minute per variant)
+//      ... box-sensitivity.ts --steady   the same perturbations with the fast settings' steady
+//      rates (STEADY_VIDEO): a paired comparison of a packet-changing speed-up against the spread
+//      ... box-sensitivity.ts --fast     likewise with FAST_VIDEO (steady rates and half-size decoding)
 // Not part of `npm run eval` (it decodes every video once per variant; nothing is cached).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Box } from '../../packages/protocol/src/index.js';
 import { buildRgbTrace } from '../../packages/engine/src/index.js';
 import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
-import { videoToPackets } from '../../packages/media/src/index.js';
+import { FAST_VIDEO, videoToPackets, type VideoOptions } from '../../packages/media/src/index.js';
 import { DATA_DIR, fmt } from './common.js';
 
 interface Variant {
@@ -55,10 +58,10 @@ export interface VariantResult {
   subjects: { id: string; error: number; published: boolean; evidence: number }[];
 }
 
-export async function runVariant(v: Variant, items: Item[]): Promise<VariantResult> {
+export async function runVariant(v: Variant, items: Item[], base: VideoOptions = {}): Promise<VariantResult> {
   const subjects: VariantResult['subjects'] = [];
   for (const item of items) {
-    const r = await videoToPackets(join(DATA_DIR, item.video!), { cropBox: v.map });
+    const r = await videoToPackets(join(DATA_DIR, item.video!), { ...base, cropBox: v.map });
     if (!r.ok) throw new Error(`${item.id}: ${r.code}`);
     const a = analyzeTraceWithInternals(buildRgbTrace(r.packets));
     const est = a.measurement.stats.internalHeartRateBpm ?? NaN;
@@ -91,10 +94,15 @@ function labelledItems(): Item[] {
 
 async function main(): Promise<void> {
   const items = labelledItems();
+  const base: VideoOptions = process.argv.includes('--fast')
+    ? { ...FAST_VIDEO }
+    : process.argv.includes('--steady')
+      ? { steady: FAST_VIDEO.steady }
+      : {};
   const results: VariantResult[] = [];
   for (const v of VARIANTS) {
     const t0 = Date.now();
-    results.push(await runVariant(v, items));
+    results.push(await runVariant(v, items, base));
     console.error(`${v.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
   const ids = items.map((i) => i.id.replace('subject', ''));

@@ -36,5 +36,6 @@ await build({
   logLevel: 'warning',
   define: { 'process.env.NODE_ENV': '"production"' },
 });
-for (const f of ['demo.html', 'demo.css', 'favicon.svg']) await copyFile(path.join(pkg, 'static', f), path.join(out, f));
+for (const f of ['demo.html', 'demo.css', 'favicon.svg'])
+  await copyFile(path.join(pkg, 'static', f), path.join(out, f));
 console.log(`@vitals/capture: browser files built in ${path.relative(process.cwd(), out) || out}`);

@@ -235,7 +235,9 @@ const WHERE_THE_TIME_GOES =
 
 async function child(file: string, mode: string): Promise<void> {
   const fast = mode === '--fast';
-  const steadyOnly = mode === '--steady';
+  // `--steady=HZ,SEC` (development): other steady rates than STEADY_VIDEO's.
+  const rates = mode.startsWith('--steady=') ? mode.slice('--steady='.length).split(',').map(Number) : null;
+  const steadyOnly = mode === '--steady' || rates !== null;
   const t0 = performance.now();
   const { createHumanDetector } = await import('../../packages/media/src/index.js');
   const detector = await createHumanDetector();
@@ -247,7 +249,8 @@ async function child(file: string, mode: string): Promise<void> {
     detect: (...a: Parameters<typeof detector.detect>) => (analyses++, detector.detect(...a)),
   };
   const { FAST_VIDEO } = await import('../../packages/media/src/index.js');
-  const extra = fast ? FAST_VIDEO : steadyOnly ? { steady: FAST_VIDEO.steady } : {};
+  const steady = rates ? { analysisHz: rates[0], redetectSec: rates[1] } : FAST_VIDEO.steady;
+  const extra = fast ? FAST_VIDEO : steadyOnly ? { steady } : {};
   const r = await videoToPackets(file, { detector: counted, ...extra, yuv: mode !== '--rgb' });
   const t2 = performance.now();
   const c2 = process.cpuUsage(c1);

@@ -8,6 +8,8 @@
 //      ... box-sensitivity.ts --steady   the same perturbations with the fast settings' steady
 //      rates (STEADY_VIDEO): a paired comparison of a packet-changing speed-up against the spread
 //      ... box-sensitivity.ts --fast     likewise with FAST_VIDEO (steady rates and half-size decoding)
+//      ... box-sensitivity.ts --steady=1.5,4   other steady rates: analyses a second, seconds between
+//      full detections while the face is steady
 // Not part of `npm run eval` (it decodes every video once per variant; nothing is cached).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -94,11 +96,18 @@ function labelledItems(): Item[] {
 
 async function main(): Promise<void> {
   const items = labelledItems();
+  const rates = process.argv
+    .find((a) => a.startsWith('--steady='))
+    ?.slice('--steady='.length)
+    .split(',')
+    .map(Number);
   const base: VideoOptions = process.argv.includes('--fast')
     ? { ...FAST_VIDEO }
-    : process.argv.includes('--steady')
-      ? { steady: FAST_VIDEO.steady }
-      : {};
+    : rates
+      ? { steady: { analysisHz: rates[0], redetectSec: rates[1] } }
+      : process.argv.includes('--steady')
+        ? { steady: FAST_VIDEO.steady }
+        : {};
   const results: VariantResult[] = [];
   for (const v of VARIANTS) {
     const t0 = Date.now();

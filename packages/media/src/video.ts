@@ -75,8 +75,8 @@ const MAX_DECODE_SIDE = 1280;
 /**
  * The fast settings (issue 18): half-size decoding (ffmpeg's RGB conversion, the pipe and Human's
  * whole-frame tensor work shrink fourfold) and steady analysis rates. About 2.5x less CPU, but the
- * UBFC-rPPG end-to-end error doubled (0.87 -> 1.93 bpm MAE), so they are not the default
- * (docs/media.md, "Fast settings").
+ * half-size crops publish fewer UBFC-rPPG subjects (fewer on six of eight crop boxes), so they are
+ * not the default (docs/media.md, "The fast settings judged against that spread").
  */
 export const FAST_VIDEO: Pick<VideoOptions, 'decodeScale' | 'steady'> = { decodeScale: 0.5, steady: STEADY_VIDEO };
 /** Shorter side never decoded smaller than this (a 320x240 source stays whole). */

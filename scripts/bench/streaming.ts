@@ -651,7 +651,8 @@ export async function run(): Promise<SectionOutput> {
     '## Streaming',
     '',
     `Measured by \`scripts/bench/streaming.ts\` on this machine (${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; load average ${os.loadavg()[0].toFixed(1)} when the run ended — the machine is shared), loopback only. ` +
-      'The server runs in its own process (buildServer, SQLite, the real session path: hello, token, compare-and-set, packet decoding, rate rules, queue, StreamingEstimator, live events); ' +
+      'The server runs in its own process (buildServer, SQLite, the real session path: hello, token, compare-and-set, packet decoding, rate rules, queue, StreamingEstimator, live events), ' +
+      `with ${process.env.STREAM_BENCH_SERVER_FLAGS ? `the node flags \`${process.env.STREAM_BENCH_SERVER_FLAGS}\`` : 'no node flags (`npm start` adds `--max-semi-space-size=64`, about a tenth less CPU a frame: docs/operating.md)'}; ` +
       `a load-generator child process opens sessions and sends phantom crops at ${FPS} fps in real time. ` +
       `The session count is ramped (${STEP_SEC} s per step, measured over its last ${MEASURE_LAST_SEC} s; the ${compareAt}-session step, where the bare server is compared, over ${COMPARE_MEASURE_SEC} s after the same ${STEP_SEC - MEASURE_LAST_SEC} s, for both servers) until the server's p99 lag exceeds ${LAG_LIMIT_MS} ms, a frame is dropped or a session fails. ` +
       "Server lag: from the arrival of the frame that closes a heart-rate window to its `hr` event being sent (`packages/server/src/stream/metrics.ts`). End-to-end lag: from the generator sending that frame to it receiving the event (adds both loopback hops and the generator's own scheduling on the same shared cores). " +

@@ -29,17 +29,28 @@ const QUALITY_WORDS: Record<string, string> = {
 
 const n = (v: number, d = 0): string => v.toFixed(d);
 
+/**
+ * What an absent HRV or stress figure means. The engine withholds both when the beats are not clean
+ * enough (the `hrv_withheld` reason); stress is always computed, so a published stress with no HRV
+ * means HRV was not ordered (the session's or job's features).
+ */
+function absent(m: ShownMeasurement, metric: 'hrv' | 'stress'): string {
+  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return 'withheld: the beats were not clean enough';
+  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return 'not requested';
+  return 'not available';
+}
+
 export function metricRows(m: ShownMeasurement): [string, string][] {
   const rows: [string, string][] = [];
   const hr = m.cardiac?.heartRate;
   rows.push(['Heart rate', hr ? `${n(hr.value)} bpm` : 'not available']);
   rows.push([
     'Heart rate variability',
-    m.hrv ? `SDNN ${n(m.hrv.sdnnMs)} ms, RMSSD ${n(m.hrv.rmssdMs)} ms, pNN50 ${n(m.hrv.pnn50Pct)} %` : 'not available',
+    m.hrv ? `SDNN ${n(m.hrv.sdnnMs)} ms, RMSSD ${n(m.hrv.rmssdMs)} ms, pNN50 ${n(m.hrv.pnn50Pct)} %` : absent(m, 'hrv'),
   ]);
   const br = m.respiratory?.breathingRate;
   rows.push(['Breathing rate', br ? `${n(br.value)} breaths/min` : 'not available']);
-  rows.push(['Stress', m.stress ? `${m.stress.level} (index ${n(m.stress.index)})` : 'not available']);
+  rows.push(['Stress', m.stress ? `${m.stress.level} (index ${n(m.stress.index)})` : absent(m, 'stress')]);
   rows.push([
     'Blood pressure (beta)',
     m.bloodPressure ? `${n(m.bloodPressure.systolicMmHg)}/${n(m.bloodPressure.diastolicMmHg)} mmHg` : 'not available',

@@ -1,8 +1,10 @@
 /** Pure parts of the CLI, in-process: the exit-code table, the idempotency key, --since, docs in step. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '@vitals/protocol';
+import { ERROR_STATUS, QUALITY_REASON_HINTS } from '@vitals/protocol';
+import type { Measurement } from '@vitals/sdk';
 import { EXIT_CODES, exitCodeFor, idempotencyKeyFor, loadConfig, parseSince, runCli } from '@vitals/cli';
+import { formatMeasurement } from '../src/ui/format.js';
 
 describe('exit-code table', () => {
   it('maps every API error code of the protocol table: 401s and key_disabled 3, 429 7, service failures 1, other refusals 4', () => {
@@ -76,5 +78,35 @@ describe('runCli in-process', () => {
     });
     expect(code).toBe(2);
     expect(err).toMatch(/missing credentials/);
+  });
+});
+
+describe('the measurement summary: absent HRV and stress', () => {
+  const m = (o: object) =>
+    ({
+      id: 'meas_1',
+      origin: 'cloud',
+      attested: true,
+      durationSec: 60,
+      quality: { level: 'good', score: 0.8, usable: true, reasons: [] },
+      cardiac: { heartRate: { value: 66, unit: 'bpm', confidence: 0.9 } },
+      hrv: null,
+      stress: null,
+      ...o,
+    }) as unknown as Measurement;
+  const line = (text: string, name: string) => text.split('\n').find((l) => l.trimStart().startsWith(`${name} `)) ?? '';
+
+  it('says the beats were not clean enough when the engine withheld them (hrv_withheld)', () => {
+    const reasons = [{ code: 'hrv_withheld', hint: QUALITY_REASON_HINTS.hrv_withheld }];
+    const text = formatMeasurement(m({ quality: { level: 'good', score: 0.8, usable: true, reasons } }));
+    expect(line(text, 'HRV')).toContain('withheld: the beats were not clean enough');
+    expect(line(text, 'Stress')).toContain('withheld: the beats were not clean enough');
+    expect(text).toContain(`${QUALITY_REASON_HINTS.hrv_withheld} (hrv_withheld)`);
+  });
+
+  it('says HRV was not requested when stress (always computed) was published without it', () => {
+    const text = formatMeasurement(m({ stress: { index: 90, level: 'low', unit: 'index' } }));
+    expect(line(text, 'HRV')).toContain('not requested');
+    expect(line(text, 'Stress')).toContain('90.0 (low)');
   });
 });

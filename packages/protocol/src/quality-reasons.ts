@@ -14,6 +14,7 @@ export const QUALITY_REASON_CODES = [
   'compression',
   'too_short',
   'no_pulse',
+  'hrv_withheld',
 ] as const;
 
 export type QualityReasonCode = (typeof QUALITY_REASON_CODES)[number];
@@ -33,6 +34,8 @@ export const QUALITY_REASON_HINTS: Readonly<Record<QualityReasonCode, string>> =
   compression: 'The video is heavily compressed: record or upload the original file at a higher quality.',
   too_short: 'Record for longer: at least 30 seconds, ideally a minute.',
   no_pulse: 'No pulse was found: sit still in steady light with the bare skin of your face visible, then try again.',
+  hrv_withheld:
+    'Heart rate variability and stress need cleaner beats than the heart rate: hold still in bright, even light and measure for a full minute.',
 });
 
 export function isQualityReasonCode(code: unknown): code is QualityReasonCode {

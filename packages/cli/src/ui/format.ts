@@ -17,6 +17,18 @@ function formatReasons(reasons: ReadonlyArray<{ code: string; hint: string }> | 
   return `To improve the next capture:\n${reasons.map((r) => `  - ${r.hint} (${r.code})`).join('\n')}\n`;
 }
 
+/**
+ * Why HRV or stress is absent from a published rate: the engine withholds both when the beats are
+ * not clean enough (`hrv_withheld`); stress is always computed, so stress without HRV means HRV was
+ * not ordered (`--features`).
+ */
+function absent(m: Measurement, metric: 'hrv' | 'stress'): string {
+  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld'))
+    return '– (withheld: the beats were not clean enough)';
+  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return '– (not requested: --features hrv)';
+  return '–';
+}
+
 export function formatMeasurement(m: Measurement, job?: CloudJob): string {
   const head = `Measurement ${m.id} (${m.origin}${m.attested ? ', attested' : ''})`;
   const q = m.quality;
@@ -36,9 +48,9 @@ export function formatMeasurement(m: Measurement, job?: CloudJob): string {
         'HRV',
         m.hrv
           ? `SDNN ${fixed(m.hrv.sdnnMs)} ms, RMSSD ${fixed(m.hrv.rmssdMs)} ms, pNN50 ${fixed(m.hrv.pnn50Pct)} %`
-          : '–',
+          : absent(m, 'hrv'),
       ],
-      ['Stress', m.stress ? `${fixed(m.stress.index, 1)} (${m.stress.level})` : '–'],
+      ['Stress', m.stress ? `${fixed(m.stress.index, 1)} (${m.stress.level})` : absent(m, 'stress')],
       [
         'Blood pressure',
         bp

@@ -26,6 +26,7 @@ export const REASON_WORDS: Record<string, string> = {
   compression: 'Heavy compression',
   too_short: 'Too short',
   no_pulse: 'No pulse found',
+  hrv_withheld: 'HRV and stress withheld',
 };
 
 export const POSITION_WORDS: Record<string, string> = { below: 'Below', within: 'Within', above: 'Above' };

@@ -30,15 +30,30 @@ interface Assessment {
 const n = (v: number | null | undefined, unit: string, digits = 0) =>
   v == null ? '—' : `${fmtNumber(v, digits)} ${unit}`;
 
+/**
+ * Why HRV or stress is absent: the engine withholds both when the beats are not clean enough (the
+ * `hrv_withheld` reason); stress is always computed, so stress without HRV means HRV was not ordered.
+ */
+function absentNote(m: Measurement, metric: 'hrv' | 'stress'): string | undefined {
+  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return 'withheld: the beats were not clean enough';
+  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return 'not requested';
+  return undefined;
+}
+
 function metricRows(m: Measurement): Array<[string, string, string?]> {
   const conf = (c: number | undefined | null) => (c == null ? undefined : `confidence ${fmtNumber(c, 2)}`);
+  const hrvNote = m.hrv ? undefined : absentNote(m, 'hrv');
   return [
     ['Heart rate', n(m.cardiac?.heartRate?.value, 'bpm'), conf(m.cardiac?.heartRate?.confidence)],
     ['Breathing rate', n(m.respiratory?.breathingRate?.value, 'brpm'), conf(m.respiratory?.breathingRate?.confidence)],
-    ['HRV SDNN', n(m.hrv?.sdnnMs, 'ms', 1)],
-    ['HRV RMSSD', n(m.hrv?.rmssdMs, 'ms', 1)],
-    ['HRV pNN50', n(m.hrv?.pnn50Pct, '%', 1)],
-    ['Stress', m.stress ? `${fmtNumber(m.stress.index)} (${m.stress.level.replace('_', ' ')})` : '—'],
+    ['HRV SDNN', n(m.hrv?.sdnnMs, 'ms', 1), hrvNote],
+    ['HRV RMSSD', n(m.hrv?.rmssdMs, 'ms', 1), hrvNote],
+    ['HRV pNN50', n(m.hrv?.pnn50Pct, '%', 1), hrvNote],
+    [
+      'Stress',
+      m.stress ? `${fmtNumber(m.stress.index)} (${m.stress.level.replace('_', ' ')})` : '—',
+      m.stress ? undefined : absentNote(m, 'stress'),
+    ],
     [
       'Blood pressure (beta)',
       m.bloodPressure

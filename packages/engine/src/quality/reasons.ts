@@ -16,6 +16,12 @@ import { captureFacts, type CaptureFacts, type CaptureSource } from './capture-f
 export interface GateVerdict {
   /** A heart rate was published. */
   published: boolean;
+  /**
+   * HRV and the stress index were withheld although the heart rate was published (the HRV rule,
+   * estimators/hrv-rule.ts: a `good` capture of ≥ 20 s at ≥ 28 fps whose beat timing is mostly
+   * signal). Absent: false.
+   */
+  hrvWithheld?: boolean;
   level: 'good' | 'fair' | 'poor';
 }
 
@@ -63,6 +69,9 @@ export function reasonsFromFacts(f: CaptureFacts, verdict: GateVerdict): Quality
     found.set('too_short', roundTo(f.durationSec, 1));
   // Withheld with nothing else to blame: the signal itself carried no pulse.
   if (!verdict.published && found.size === 0) found.set('no_pulse', undefined);
+  // The rate was published but the beats were not clean enough for HRV and stress: say so, whatever
+  // else is named (the other reasons say what degraded the capture; this one, what it cost).
+  if (verdict.published && verdict.hrvWithheld) found.set('hrv_withheld', undefined);
   const out: QualityReason[] = [];
   for (const code of QUALITY_REASON_CODES) {
     if (!found.has(code)) continue;
@@ -82,10 +91,12 @@ export function qualityReasons(
   m: {
     quality: { level: GateVerdict['level']; usable: boolean };
     cardiac: { heartRate: unknown };
+    hrv: unknown;
     stats: { sampleRateHz: number; internalHeartRateBpm: number | null };
   },
   source?: CaptureSource,
 ): QualityReason[] {
-  const verdict: GateVerdict = { published: m.quality.usable && m.cardiac.heartRate !== null, level: m.quality.level };
+  const published = m.quality.usable && m.cardiac.heartRate !== null;
+  const verdict: GateVerdict = { published, level: m.quality.level, hrvWithheld: published && m.hrv === null };
   return reasonsFromFacts(captureFacts(trace, m.stats, source), verdict);
 }

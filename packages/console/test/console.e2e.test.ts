@@ -178,6 +178,19 @@ test.skipIf(!chromium || !built)(
     });
     expect(bobs.status).toBe(201);
     const poorId: string = bobs.body.data.id;
+    // A rate whose beats were not clean enough for HRV and stress: the engine's hrv_withheld reason.
+    const withheldHrv = await world.signed(
+      key,
+      'POST',
+      '/sdk/v1/measurements',
+      submission('bob', 77, 'good', {
+        hrv: null,
+        stress: null,
+        quality: { level: 'good', score: 0.9, usable: true, reasons: [{ code: 'hrv_withheld', hint: 'replaced' }] },
+      }),
+    );
+    expect(withheldHrv.status).toBe(201);
+    const withheldId: string = withheldHrv.body.data.id;
     const withRaw = await world.signed(
       key,
       'POST',
@@ -352,11 +365,11 @@ test.skipIf(!chromium || !built)(
     await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
     expect(await page.locator('tbody').textContent()).toContain('invalid_signature');
     await page.getByLabel('Status').selectOption('');
-    // 7 measurements, 2 refusals, presign and job creation (the job's own polling is not logged).
-    await expect.poll(() => page.locator('tbody tr').count()).toBe(11);
+    // 8 measurements, 2 refusals, presign and job creation (the job's own polling is not logged).
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(12);
     await page.getByLabel('Live tail').check();
     await world.signed(key, 'GET', '/sdk/v1/users/alice/baseline');
-    await expect.poll(() => page.locator('tbody tr').count(), { timeout: 15_000 }).toBe(12);
+    await expect.poll(() => page.locator('tbody tr').count(), { timeout: 15_000 }).toBe(13);
     expect(await page.locator('tbody tr').first().textContent()).toContain('/sdk/v1/users/alice/baseline');
     await shot('07-usage');
     await page.getByLabel('Live tail').uncheck();
@@ -382,6 +395,17 @@ test.skipIf(!chromium || !built)(
       `Low light ${QUALITY_REASON_HINTS.low_light}`,
     ]);
     await shot('09b-measurement-reasons');
+    // HRV and stress withheld: each absent figure says why, and the reason gives the hint.
+    await page.goto(`${world.baseUrl}/console/measurements/${withheldId}`);
+    await page.getByRole('list', { name: 'Quality reasons' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Quality reasons' }).textContent()).toContain(
+      QUALITY_REASON_HINTS.hrv_withheld,
+    );
+    for (const name of ['HRV SDNN', 'HRV RMSSD', 'HRV pNN50', 'Stress']) {
+      const dd = page.locator('dl.metrics > div', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) });
+      expect(await dd.locator('dd').textContent()).toContain('withheld: the beats were not clean enough');
+    }
+    await shot('09c-measurement-hrv-withheld');
     await page.getByRole('link', { name: 'End users' }).click();
     await page.getByRole('table').waitFor();
     await shot('10-end-users');

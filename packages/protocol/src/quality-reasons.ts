@@ -21,6 +21,13 @@ export type QualityReasonCode = (typeof QUALITY_REASON_CODES)[number];
 
 /** At most one reason per code. */
 export const QUALITY_REASONS_MAX = QUALITY_REASON_CODES.length;
+/**
+ * What a submission may carry: codes of this form, at most this many. Wider than the known list, so
+ * a client whose list is newer than the server's is not refused (the server drops codes it does not
+ * know).
+ */
+export const QUALITY_REASON_CODE_PATTERN = '^[a-z][a-z0-9_]*$';
+export const QUALITY_REASONS_SUBMITTED_MAX = 32;
 export const QUALITY_REASON_HINT_MAX_CHARS = 200;
 
 /** One line each, addressed to the person in front of the camera. */

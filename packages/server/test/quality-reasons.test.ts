@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test as plain } from 'vitest';
 import { estimateOffline, generatePhantom } from '@vitals/engine';
-import { encodeFramesFile, QUALITY_REASON_CODES, QUALITY_REASON_HINTS } from '@vitals/protocol';
+import { encodeFramesFile, QUALITY_REASON_HINTS } from '@vitals/protocol';
 import { runJob } from '../src/batch/worker.js';
 import { getJob } from '../src/store/jobs.js';
 import { getMeasurement } from '../src/store/measurements.js';
@@ -118,8 +118,29 @@ describe('on-device submissions', () => {
   });
 
   const q = (reasons: unknown) => ({ level: 'good', score: 0.9, usable: true, reasons });
+  test('a well-formed code this server does not know (a newer client) is dropped, not refused', async ({ world }) => {
+    const reasons = [
+      { code: 'bad_hair', hint: 'x', value: 3 },
+      { code: 'motion', hint: 'y', value: 0.5 },
+    ];
+    const res = await world.call({ ...POST, body: goodMeasurement({ quality: q(reasons) }) });
+    expect(res.statusCode).toBe(201);
+    const want = [{ code: 'motion', hint: QUALITY_REASON_HINTS.motion, value: 0.5 }];
+    expect(json(res).data.quality.reasons).toEqual(want);
+    const got = json(await world.call({ url: `/sdk/v1/measurements/${json(res).data.id}` })).data;
+    expect(got.quality.reasons).toEqual(want);
+  });
+
   test.for<[string, unknown]>([
-    ['an unknown code', [{ code: 'bad_hair', hint: 'x' }]],
+    ['a code that is not a lower-case word', [{ code: 'Bad Hair!', hint: 'x' }]],
+    ['a code over 64 characters', [{ code: 'x'.repeat(65), hint: 'x' }]],
+    [
+      'an unknown code twice',
+      [
+        { code: 'bad_hair', hint: 'x' },
+        { code: 'bad_hair', hint: 'y' },
+      ],
+    ],
     [
       'a code twice',
       [
@@ -127,7 +148,7 @@ describe('on-device submissions', () => {
         { code: 'motion', hint: 'y' },
       ],
     ],
-    ['more items than codes', [...QUALITY_REASON_CODES, 'motion'].map((code) => ({ code, hint: 'x' }))],
+    ['more than 32 items', Array.from({ length: 33 }, (_, i) => ({ code: `code_${i}`, hint: 'x' }))],
     ['a hint over 200 characters', [{ code: 'motion', hint: 'x'.repeat(201) }]],
     ['a value that is not a number', [{ code: 'motion', hint: 'x', value: '0.5' }]],
     ['no code', [{ hint: 'x' }]],

@@ -1,7 +1,13 @@
 /** The measurement: the submission body and the stored resource (spec: Resources, Measurement). */
 import { Type, type Static } from '@sinclair/typebox';
 import { USER_REF_PATTERN, VERSION_STRING_PATTERN } from '../limits.js';
-import { QUALITY_REASON_CODES, QUALITY_REASON_HINT_MAX_CHARS, QUALITY_REASONS_MAX } from '../quality-reasons.js';
+import {
+  QUALITY_REASON_CODE_PATTERN,
+  QUALITY_REASON_CODES,
+  QUALITY_REASON_HINT_MAX_CHARS,
+  QUALITY_REASONS_MAX,
+  QUALITY_REASONS_SUBMITTED_MAX,
+} from '../quality-reasons.js';
 import { Nullable, Num, StringEnum } from './shared.js';
 
 export const UserRef = Type.String({ pattern: USER_REF_PATTERN, minLength: 1, maxLength: 64 });
@@ -16,12 +22,32 @@ export const QualityReason = Type.Object({
 });
 export type QualityReason = Static<typeof QualityReason>;
 
-export const Quality = Type.Object({
+const QUALITY_GRADE = {
   level: Type.Union([Type.Literal('good'), Type.Literal('fair'), Type.Literal('poor')]),
   score: Num({ minimum: 0, maximum: 1 }),
   usable: Type.Boolean(),
+};
+
+export const Quality = Type.Object({
+  ...QUALITY_GRADE,
   /** Present on every measurement the service computes; empty when nothing is wrong. */
   reasons: Type.Optional(Type.Array(QualityReason, { maxItems: QUALITY_REASONS_MAX })),
+});
+
+/**
+ * A reason as an on-device client submits it: any well-formed code, so that a client newer than the
+ * server (one more code in its list) is not refused; the server keeps the codes it knows and drops
+ * the others (docs/decisions.md, "On-device reasons are advice").
+ */
+export const SubmittedQualityReason = Type.Object({
+  code: Type.String({ minLength: 1, maxLength: 64, pattern: QUALITY_REASON_CODE_PATTERN }),
+  hint: Type.String({ maxLength: QUALITY_REASON_HINT_MAX_CHARS }),
+  value: Type.Optional(Num()),
+});
+
+export const SubmittedQuality = Type.Object({
+  ...QUALITY_GRADE,
+  reasons: Type.Optional(Type.Array(SubmittedQualityReason, { maxItems: QUALITY_REASONS_SUBMITTED_MAX })),
 });
 
 export const HeartRate = Type.Object({
@@ -88,6 +114,7 @@ export const MeasurementSubmission = Type.Object(
     sdkVersion: Type.Optional(VersionString),
     modelsVersion: Type.Optional(VersionString),
     ...METRICS,
+    quality: Type.Optional(SubmittedQuality),
     userRef: Type.Optional(UserRef),
     includeAdvanced: Type.Optional(Type.Boolean()),
     raw: Type.Optional(Raw),

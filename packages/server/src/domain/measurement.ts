@@ -3,6 +3,7 @@
  * client (spec: What the service does); fields the client did not set stay absent (CLARIFICATIONS 4).
  */
 import {
+  isQualityReasonCode,
   QUALITY_REASON_HINTS,
   type Measurement,
   type MeasurementRaw,
@@ -16,7 +17,9 @@ export type { Measurement, MeasurementRaw };
 const METRIC_FIELDS = ['cardiac', 'hrv', 'respiratory', 'stress', 'bloodPressure', 'spo2'] as const;
 
 /** True when any metric of a measurement-shaped object carries a value. */
-export function hasAnyMetric(m: Partial<Measurement>): boolean {
+export function hasAnyMetric(
+  m: Partial<Pick<Measurement, 'cardiac' | 'hrv' | 'respiratory' | 'stress' | 'bloodPressure' | 'spo2'>>,
+): boolean {
   return Boolean(
     m.cardiac?.heartRate || m.hrv || m.respiratory?.breathingRate || m.stress || m.bloodPressure || m.spo2,
   );
@@ -53,22 +56,25 @@ export function fromSubmission(
 
 /**
  * An on-device quality block. Its reasons are the client's own analysis, stored as advice, never
- * checked against a capture the server did not see (docs/decisions.md, "Quality reasons"): the
- * schema bounds them to the known codes, each code at most once here, and the hint is the service's
- * canonical text for the code, whatever the client sent (no client text is shown as the service's).
+ * checked against a capture the server did not see (docs/decisions.md, "Quality reasons"): each code
+ * at most once; a well-formed code this server does not know (a newer client's) is dropped, not
+ * refused; and the hint is the service's canonical text for the code, whatever the client sent (no
+ * client text is shown as the service's).
  */
 function submittedQuality(q: NonNullable<MeasurementSubmission['quality']>): NonNullable<Measurement['quality']> {
-  if (q.reasons === undefined) return q;
+  const { reasons: submitted, ...grade } = q;
+  if (submitted === undefined) return grade;
   const seen = new Set<string>();
   const reasons: QualityReason[] = [];
-  for (const r of q.reasons) {
+  for (const r of submitted) {
     if (seen.has(r.code)) throw new ApiError('validation_error', `quality.reasons lists "${r.code}" twice`);
     seen.add(r.code);
+    if (!isQualityReasonCode(r.code)) continue;
     const out: QualityReason = { code: r.code, hint: QUALITY_REASON_HINTS[r.code] };
     if (r.value !== undefined) out.value = r.value;
     reasons.push(out);
   }
-  return { ...q, reasons };
+  return { ...grade, reasons };
 }
 
 /** The response view: raw only with the advanced opt-in, assessment only when asked for. */

@@ -32,7 +32,7 @@ button[hidden] { display: none; }
 .result { margin-top: 14px; border: 1px solid #d7dde3; border-radius: 12px; padding: 4px 16px 10px; }
 .result:empty { display: none; }
 .result dl { display: grid; grid-template-columns: max-content 1fr; gap: 6px 16px; margin: 8px 0; }
-.result dt { color: #4a535e; } .result dd { margin: 0; font-weight: 600; }
+.result dt { color: #4a535e; } .result dd { margin: 0; font-weight: 600; } .result dd.absent { font-weight: 400; color: #4a535e; }
 .quality-good { color: #1b6e3a; } .quality-fair { color: #8a5a00; } .quality-poor { color: #a11d1d; }
 .meta { color: #66707a; font-size: 13px; } .disclaimer { font-size: 13px; color: #4a535e; border-top: 1px solid #e3e7ec; padding-top: 8px; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

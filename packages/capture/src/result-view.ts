@@ -29,33 +29,39 @@ const QUALITY_WORDS: Record<string, string> = {
 
 const n = (v: number, d = 0): string => v.toFixed(d);
 
+const WITHHELD = 'withheld: the beats were not clean enough';
+const NOT_REQUESTED = 'not requested';
+const NOT_AVAILABLE = 'not available';
+/** The texts that stand for an absent figure (shown in a lighter style than a value). */
+const ABSENT = new Set([WITHHELD, NOT_REQUESTED, NOT_AVAILABLE]);
+
 /**
  * What an absent HRV or stress figure means. The engine withholds both when the beats are not clean
  * enough (the `hrv_withheld` reason); stress is always computed, so a published stress with no HRV
  * means HRV was not ordered (the session's or job's features).
  */
 function absent(m: ShownMeasurement, metric: 'hrv' | 'stress'): string {
-  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return 'withheld: the beats were not clean enough';
-  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return 'not requested';
-  return 'not available';
+  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return WITHHELD;
+  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return NOT_REQUESTED;
+  return NOT_AVAILABLE;
 }
 
 export function metricRows(m: ShownMeasurement): [string, string][] {
   const rows: [string, string][] = [];
   const hr = m.cardiac?.heartRate;
-  rows.push(['Heart rate', hr ? `${n(hr.value)} bpm` : 'not available']);
+  rows.push(['Heart rate', hr ? `${n(hr.value)} bpm` : NOT_AVAILABLE]);
   rows.push([
     'Heart rate variability',
     m.hrv ? `SDNN ${n(m.hrv.sdnnMs)} ms, RMSSD ${n(m.hrv.rmssdMs)} ms, pNN50 ${n(m.hrv.pnn50Pct)} %` : absent(m, 'hrv'),
   ]);
   const br = m.respiratory?.breathingRate;
-  rows.push(['Breathing rate', br ? `${n(br.value)} breaths/min` : 'not available']);
+  rows.push(['Breathing rate', br ? `${n(br.value)} breaths/min` : NOT_AVAILABLE]);
   rows.push(['Stress', m.stress ? `${m.stress.level} (index ${n(m.stress.index)})` : absent(m, 'stress')]);
   rows.push([
     'Blood pressure (beta)',
-    m.bloodPressure ? `${n(m.bloodPressure.systolicMmHg)}/${n(m.bloodPressure.diastolicMmHg)} mmHg` : 'not available',
+    m.bloodPressure ? `${n(m.bloodPressure.systolicMmHg)}/${n(m.bloodPressure.diastolicMmHg)} mmHg` : NOT_AVAILABLE,
   ]);
-  rows.push(['SpO2 (beta)', m.spo2 ? `${n(m.spo2.value)} %` : 'not available']);
+  rows.push(['SpO2 (beta)', m.spo2 ? `${n(m.spo2.value)} %` : NOT_AVAILABLE]);
   return rows;
 }
 
@@ -82,6 +88,7 @@ export function renderResult(root: HTMLElement, m: ShownMeasurement): void {
     dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = v;
+    if (ABSENT.has(v)) dd.className = 'absent';
     dl.append(dt, dd);
   }
   const meta = document.createElement('p');

@@ -77,6 +77,30 @@ describe.skipIf(!RUN)('result view: quality reasons', () => {
     expect(await page.locator('#r p.quality').textContent()).toContain('Poor signal');
   });
 
+  it('absent figures say why and are marked as absent (dd.absent, a lighter style in the element)', async () => {
+    await render({
+      durationSec: 60,
+      quality: {
+        level: 'fair',
+        score: 0.5,
+        usable: true,
+        reasons: [{ code: 'hrv_withheld', hint: QUALITY_REASON_HINTS.hrv_withheld }],
+      },
+      cardiac: { heartRate: { value: 66, unit: 'bpm' } },
+      hrv: null,
+      stress: null,
+    });
+    expect(await page.locator('#r ul.reasons li').allTextContents()).toEqual([QUALITY_REASON_HINTS.hrv_withheld]);
+    const absent = page.locator('#r dd.absent');
+    expect(await absent.allTextContents()).toEqual([
+      'withheld: the beats were not clean enough',
+      'not available',
+      'withheld: the beats were not clean enough',
+      'not available',
+      'not available',
+    ]);
+  });
+
   it('a result without reasons shows no list', async () => {
     await render({
       durationSec: 60,

@@ -1,13 +1,24 @@
 /**
  * The estimator thread (src/batch/media-threads.ts; issue 18 target 0): a long capture's offline
  * estimate, a large frames file's decoding and estimate, and a live session's final analysis run
- * on a worker thread and give exactly what the main thread computes. Real threads, started from
+ * on a worker thread and give exactly what the main thread computes; a job's emotion and gaze
+ * analysis split across the video workers gives what one analyzer gives. Real threads, started from
  * the TypeScript sources as in production from dist.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { createAuxAnalyzer, resolveFfmpeg } from '@vitals/media';
 import { estimateOffline, generatePhantom, StreamingEstimator, analyzeTrace } from '@vitals/engine';
 import { encodeFramesFile } from '@vitals/protocol';
-import { createMediaThreads, THREAD_MIN_CROPS, THREAD_MIN_FRAMES_BYTES } from '../src/batch/media-threads.js';
+import {
+  AUX_MIN_PER_WORKER,
+  createMediaThreads,
+  THREAD_MIN_CROPS,
+  THREAD_MIN_FRAMES_BYTES,
+} from '../src/batch/media-threads.js';
 import { checkFramesFile } from '../src/batch/frames.js';
 import { encodePacket } from './batch-world.js';
 
@@ -45,4 +56,39 @@ describe('estimator thread', () => {
     expect(m).toEqual(expected);
     expect(m).toEqual(analyzeTrace(live.finishInput().trace, {}));
   }, 60_000);
+});
+
+/** ../shared/data beside the checkout (or beside a worktree one level deeper). */
+const FACE_VIDEO = ['../../../../shared/data', '../../../../../shared/data']
+  .map((d) => new URL(`${d}/ubfc2/subject3/vid.mp4`, import.meta.url).pathname)
+  .find((f) => existsSync(f));
+
+describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the video workers', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-aux-split-'));
+  const two = createMediaThreads(2);
+  afterAll(async () => {
+    await two.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('gives the analyses of one analyzer, image by image and in order', async () => {
+    // 40 aux-sized face JPEGs, one every 1.5 s of a real recording (as a job's, 448x448).
+    const n = 2 * AUX_MIN_PER_WORKER + 8;
+    execFileSync(resolveFfmpeg().ffmpeg, [
+      ...['-v', 'error', '-y', '-i', FACE_VIDEO!, '-frames:v', String(n)],
+      ...['-vf', 'fps=2/3,crop=300:300:170:60,scale=448:448', '-q:v', '4', path.join(dir, 'a%03d.jpg')],
+    ]);
+    const images = Array.from(
+      { length: n },
+      (_, i) => new Uint8Array(readFileSync(path.join(dir, `a${String(i + 1).padStart(3, '0')}.jpg`))),
+    );
+    const analyzer = await createAuxAnalyzer();
+    const inline = [];
+    for (const img of images) inline.push(await analyzer.analyze(img));
+    expect(inline.filter((a) => a.emotion).length).toBeGreaterThan(n / 2); // faces were found
+    const threaded = await two.auxAnalyses(images, signal);
+    expect(threaded).toEqual(inline);
+    // Both workers took part (each analysed its share).
+    expect(two.stats().video).toMatchObject({ workers: 2 });
+  }, 180_000);
 });

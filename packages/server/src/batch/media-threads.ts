@@ -15,6 +15,12 @@ import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-wor
 import { checkFramesFile } from './frames.js';
 import { reassembleAux } from './aux.js';
 
+/**
+ * Aux JPEGs per video worker below which a job's emotion and gaze analysis is not split across
+ * workers (each worker loads the aux models once, ~0.5-1 s of CPU; an analysis is ~55 ms).
+ */
+export const AUX_MIN_PER_WORKER = 16;
+
 /** Face crops above which the offline estimator runs on a thread (90 s at 30 fps: ~40-80 ms inline; a live final too). */
 export const THREAD_MIN_CROPS = 2700;
 /** Frames files above which decoding and the estimate run on a thread (a 30 s capture is ~3.6 MB). */
@@ -40,8 +46,9 @@ export interface MediaThreads {
   /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
   frames(bytes: Uint8Array, aux: boolean, signal: AbortSignal): Promise<FramesOutcome>;
   /**
-   * The aux analyzer (emotion, gaze) over a job's aux JPEGs on a video worker; `null` with no
-   * threads (the caller analyses them on the main thread).
+   * The aux analyzer (emotion, gaze) over a job's aux JPEGs on the video workers, split in order
+   * across them (at least AUX_MIN_PER_WORKER images each); `null` with no threads (the caller
+   * analyses them on the main thread).
    */
   auxAnalyses(images: Uint8Array[], signal: AbortSignal): Promise<AuxAnalysis[] | null>;
   /** The aux models' availability, found on a video worker; `null` with no threads. */
@@ -112,7 +119,17 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
     },
     async auxAnalyses(images, signal) {
       if (threads === 0) return null;
-      return images.length ? (await getVideoPool()).analyzeAux(images, signal) : [];
+      if (!images.length) return [];
+      const pool = await getVideoPool();
+      // Split across the pool's workers, in order: each image is analysed on its own (a full
+      // detection, no state carried between images), so the analyses are the same wherever they
+      // run, and a 60 s video's ~120 images take about half the time on two cores.
+      const parts = Math.max(1, Math.min(pool.size, Math.floor(images.length / AUX_MIN_PER_WORKER)));
+      if (parts === 1) return pool.analyzeAux(images, signal);
+      const per = Math.ceil(images.length / parts);
+      const chunks: Uint8Array[][] = [];
+      for (let i = 0; i < images.length; i += per) chunks.push(images.slice(i, i + per));
+      return (await Promise.all(chunks.map((c) => pool.analyzeAux(c, signal)))).flat();
     },
     async analyzeTrace({ trace, opts }) {
       if (threads === 0 || trace.n <= THREAD_MIN_CROPS)

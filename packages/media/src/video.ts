@@ -14,7 +14,14 @@ import {
   readFrameTimes,
   type DecodedFrame,
 } from './decode.js';
-import { FaceTracker, STEADY_VIDEO, type FaceDetector, type Packetizer, type SteadyRates } from '@vitals/tracker';
+import {
+  FaceTracker,
+  STEADY_VIDEO,
+  type AuxEncoder,
+  type FaceDetector,
+  type Packetizer,
+  type SteadyRates,
+} from '@vitals/tracker';
 import { resolveFfmpeg, type FfmpegPaths } from './ffmpeg.js';
 import { createHumanDetector } from './human-detector.js';
 import { JpegStreamEncoder } from './jpeg-encoder.js';
@@ -36,6 +43,12 @@ export type { VideoResult, VideoStats } from './rules.js';
 export interface VideoOptions {
   /** Also emit type-4 aux JPEG crops at 2 Hz (emotion or gaze ordered). */
   aux?: boolean;
+  /**
+   * With `aux`: called with each aux JPEG as soon as it is encoded, in order (the same bytes, in
+   * the same order, as the type-4 chunks of the result reassemble to), so their analysis can start
+   * while the video is still being followed.
+   */
+  onAux?: (jpeg: Uint8Array) => void;
   /** Called with the fraction decoded, 0..1, at most about every 1 %. */
   onProgress?: (fraction: number) => void;
   /** Aborting kills ffmpeg and rejects with the signal's reason. */
@@ -214,7 +227,7 @@ async function followFaces(
     scaleBack: size.scaleBack,
     kalman: opts.kalman ?? VIDEO_KALMAN,
     cropBox: opts.cropBox,
-    aux: auxEncoder,
+    aux: auxEncoder && opts.onAux ? tapped(auxEncoder, opts.onAux) : auxEncoder,
     onFrameDone: (frame) => {
       if (frame instanceof I420Frame) {
         pool.give(frame.yuv);
@@ -245,6 +258,28 @@ async function followFaces(
     auxEncoder?.kill();
     throw err;
   }
+}
+
+/** `encoder`, handing each JPEG to `onJpeg` as it resolves (in order: the encoder answers in order). */
+function tapped(encoder: JpegStreamEncoder, onJpeg: (jpeg: Uint8Array) => void): AuxEncoder {
+  return {
+    encode(rgb) {
+      const jpeg = encoder.encode(rgb);
+      // The caller's failure is not the video's: it meets it in its own analysis.
+      jpeg.then(
+        (j) => {
+          try {
+            onJpeg(j);
+          } catch {
+            /* ignored */
+          }
+        },
+        () => undefined,
+      );
+      return jpeg;
+    },
+    finish: () => encoder.finish(),
+  };
 }
 
 function spanWithLastFrame(stamps: number[]): number {

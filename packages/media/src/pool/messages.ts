@@ -10,6 +10,8 @@ export interface WireError {
 
 export type FromWorker =
   | { type: 'progress'; id: number; value: number }
+  /** Something the task hands out while it runs (a video's aux JPEGs), in order. */
+  | { type: 'item'; id: number; value: unknown }
   | { type: 'done'; id: number; value: unknown }
   | { type: 'fail'; id: number; error: WireError };
 

@@ -9,6 +9,8 @@ import { toWire, type FromWorker, type ToWorker } from './messages.js';
 export interface TaskContext {
   signal: AbortSignal;
   progress(fraction: number): void;
+  /** Hands `value` to the caller's `onItem` now, while the task runs (copied, as every message). */
+  emit(value: unknown): void;
 }
 
 export function serveTasks<I, O>(
@@ -23,7 +25,11 @@ export function serveTasks<I, O>(
     if (m.type === 'abort') return void running.get(m.id)?.abort(new Error('aborted'));
     const ac = new AbortController();
     running.set(m.id, ac);
-    const ctx: TaskContext = { signal: ac.signal, progress: (value) => post({ type: 'progress', id: m.id, value }) };
+    const ctx: TaskContext = {
+      signal: ac.signal,
+      progress: (value) => post({ type: 'progress', id: m.id, value }),
+      emit: (value) => post({ type: 'item', id: m.id, value }),
+    };
     Promise.resolve()
       .then(() => handler(m.input as I, ctx))
       .then(

@@ -30,6 +30,8 @@ export interface ThreadPoolOptions {
 export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: (fraction: number) => void;
+  /** Called with each item the task emits while it runs (serve.ts `emit`), in order. */
+  onItem?: (value: unknown) => void;
   /** Buffers moved (not copied) to the worker with the input. */
   transfer?: ArrayBuffer[];
 }
@@ -87,6 +89,7 @@ export function createThreadPool<I, O>(options: ThreadPoolOptions): ThreadPool<I
       const task = slot.task;
       if (!task || m.id !== task.id) return;
       if (m.type === 'progress') return void task.opts.onProgress?.(m.value);
+      if (m.type === 'item') return void task.opts.onItem?.(m.value);
       slot.task = null;
       worker.unref();
       if (task.opts.signal?.aborted) settle(task, () => task.reject(task.opts.signal!.reason));

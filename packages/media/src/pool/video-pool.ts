@@ -12,7 +12,7 @@ import { createThreadPool } from './thread-pool.js';
 
 /** What crosses to the worker: the file and the options that are plain data, or aux JPEGs to analyse. */
 export type VideoTask =
-  | { kind: 'video'; file: string; opts: VideoPoolOptions }
+  | { kind: 'video'; file: string; opts: VideoPoolOptions; emitAux?: boolean }
   | { kind: 'aux'; images: Uint8Array[] }
   | { kind: 'aux-capabilities' };
 
@@ -21,7 +21,7 @@ export interface AuxCapabilities {
   gaze: boolean;
 }
 
-export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'detector'>;
+export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'onAux' | 'detector'>;
 
 export interface VideoPool {
   /** Most videos processed at once (one worker each). */
@@ -29,7 +29,7 @@ export interface VideoPool {
   /** `videoToPackets(file, opts)` in a worker; the signal aborts it (ffmpeg killed, the worker recycled if stuck). */
   run(
     file: string,
-    opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void },
+    opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void; onAux?: (jpeg: Uint8Array) => void },
     signal?: AbortSignal,
   ): Promise<VideoResult>;
   /** `createAuxAnalyzer().analyze` of each image, in order, in a worker (emotion and gaze of a job). */
@@ -57,8 +57,12 @@ export function createVideoPool(options: { size?: number; maxQueued?: number; ni
   return {
     size: pool.size,
     run(file, opts = {}, signal) {
-      const { onProgress, ...plain } = opts;
-      return pool.run({ kind: 'video', file, opts: plain }, { signal, onProgress }) as Promise<VideoResult>;
+      const { onProgress, onAux, ...plain } = opts;
+      const onItem = onAux ? (v: unknown) => onAux(v as Uint8Array) : undefined;
+      return pool.run(
+        { kind: 'video', file, opts: plain, emitAux: !!onAux },
+        { signal, onProgress, onItem },
+      ) as Promise<VideoResult>;
     },
     analyzeAux(images, signal) {
       return pool.run({ kind: 'aux', images }, { signal }) as Promise<AuxAnalysis[]>;

@@ -15,8 +15,14 @@ lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 let analyzer: Promise<AuxAnalyzer> | undefined;
 
-serveTasks<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, { signal, progress }) => {
-  if (task.kind === 'video') return videoToPackets(task.file, { ...task.opts, signal, onProgress: progress });
+serveTasks<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, { signal, progress, emit }) => {
+  if (task.kind === 'video')
+    return videoToPackets(task.file, {
+      ...task.opts,
+      signal,
+      onProgress: progress,
+      onAux: task.emitAux ? (jpeg) => emit(jpeg) : undefined,
+    });
   // The aux models (emotion, iris) load once per worker, on its first aux task.
   const a = await (analyzer ??= createAuxAnalyzer());
   if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };

@@ -36,7 +36,7 @@ export interface MediaThreads {
   readonly threads: number;
   video(
     file: string,
-    opts: VideoPoolOptions & { onProgress?: (f: number) => void },
+    opts: VideoPoolOptions & { onProgress?: (f: number) => void; onAux?: (jpeg: Uint8Array) => void },
     signal: AbortSignal,
   ): Promise<VideoResult>;
   /** `source`: what the server knows of the source video, for the quality reasons. */

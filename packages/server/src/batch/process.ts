@@ -11,6 +11,7 @@ import { measurementFields, newAuxAggregate, videoCaptureSource } from '../domai
 import type { JobRow } from '../store/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
 import { analyzeAux, reassembleAux, sumAux } from './aux.js';
+import { AuxPipeline } from './aux-pipeline.js';
 
 export interface ProcessHooks {
   signal: AbortSignal;
@@ -32,6 +33,8 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   let m: EngineMeasurement;
   let auxImages: () => Uint8Array[];
   let mediaStats: VideoStats | undefined;
+  // A video's aux images are analysed while its face is still followed, when there are threads.
+  let pipeline: AuxPipeline | null = null;
   // Decoding, face analysis and the estimator of a long capture run off the main thread
   // (media-threads.ts), so the API and live sessions of this process never wait behind a job.
   if (job.mode === 'batch_frames') {
@@ -47,26 +50,32 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   } else {
     const local = await rt.objects.localPath(job.object_key);
     if (!local) return expiredSettlement();
+    if (wantsAux && rt.threads.threads > 0) pipeline = new AuxPipeline(rt.threads, hooks.signal);
     try {
       hooks.progress('decoding', 0);
       const res = await rt.threads.video(
         local.path,
-        { aux: wantsAux, onProgress: (f) => hooks.progress('decoding', f) },
+        { aux: wantsAux, onProgress: (f) => hooks.progress('decoding', f), onAux: pipeline?.add },
         hooks.signal,
       );
-      if (!res.ok)
+      if (!res.ok) {
+        pipeline?.cancel();
         return {
           status: 'failed',
           code: res.code,
           message: res.message,
           stats: res.stats ? { media: res.stats } : undefined,
         };
+      }
       mediaStats = res.stats;
       hooks.signal.throwIfAborted();
       hooks.progress('estimating', 0.9);
       const packets = res.packets;
       m = await rt.threads.estimate(packets, hooks.signal, videoCaptureSource(res.stats));
       auxImages = () => reassembleAux(packets);
+    } catch (err) {
+      pipeline?.cancel();
+      throw err;
     } finally {
       await local.release();
     }
@@ -76,7 +85,7 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   if (wantsAux) {
     hooks.progress('aux', 0.95);
     const images = auxImages();
-    const analyses = await rt.threads.auxAnalyses(images, hooks.signal);
+    const analyses = pipeline ? await pipeline.finish(images) : await rt.threads.auxAnalyses(images, hooks.signal);
     aux = analyses
       ? sumAux(analyses, wantAux)
       : await analyzeAux(images, await rt.auxAnalyzer(), wantAux, hooks.signal);

@@ -1,0 +1,115 @@
+/**
+ * A video job's emotion and gaze analysed while its face is still followed (src/batch/aux-pipeline.ts;
+ * docs/media.md, "Worker threads"): the parts go to the video pool as the worker hands the images
+ * out, and the stored measurement is byte for byte the one of the main-thread path, which analyses
+ * every image after the video. The pipeline alone: its parts start before `finish`, its answer is
+ * one analyzer's, and images that differ from the packets' are analysed again from the packets.
+ * Real UBFC-rPPG recordings (a 21 s cut made with ffmpeg, cached in the OS temp dir); skipped
+ * without the data.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createAuxAnalyzer, resolveFfmpeg, type AuxAnalysis } from '@vitals/media';
+import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
+import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
+import { createWorld } from '../src/testing.js';
+import { AuxPipeline } from '../src/batch/aux-pipeline.js';
+import { AUX_MIN_PER_WORKER, createMediaThreads } from '../src/batch/media-threads.js';
+
+const REPO = new URL('../../../', import.meta.url).pathname;
+const VIDEO = [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../shared/data')]
+  .map((d) => path.join(d, 'ubfc2/subject3/vid.mp4'))
+  .find((f) => existsSync(f));
+
+/** The measurement as stored, without what names this job or this moment. */
+function stored(m: Record<string, unknown>): string {
+  const volatile = new Set(['id', 'keyId', 'requestId', 'createdAt']);
+  return JSON.stringify(m, (k, v) => (volatile.has(k) ? undefined : v));
+}
+
+describe.skipIf(!VIDEO)('aux pipeline', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-aux-pipeline-'));
+  const signal = new AbortController().signal;
+  let images: Uint8Array[];
+  let inline: AuxAnalysis[];
+  beforeAll(async () => {
+    // 40 aux-sized face JPEGs, one every 1.5 s of a real recording (448x448, as a job's).
+    const n = 40;
+    execFileSync(resolveFfmpeg().ffmpeg, [
+      ...['-v', 'error', '-y', '-i', VIDEO!, '-frames:v', String(n)],
+      ...['-vf', 'fps=2/3,crop=300:300:170:60,scale=448:448', '-q:v', '4', path.join(dir, 'a%03d.jpg')],
+    ]);
+    images = Array.from(
+      { length: n },
+      (_, i) => new Uint8Array(readFileSync(path.join(dir, `a${String(i + 1).padStart(3, '0')}.jpg`))),
+    );
+    const analyzer = await createAuxAnalyzer();
+    inline = [];
+    for (const img of images) inline.push(await analyzer.analyze(img));
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('parts start as images arrive; the answer is one analyzer, in order', async () => {
+    const threads = createMediaThreads(2);
+    try {
+      const p = new AuxPipeline(threads, signal);
+      for (let i = 0; i < AUX_MIN_PER_WORKER; i++) p.add(images[i]);
+      // A part is under way before the video (here: the adds) is over.
+      await new Promise((r) => setTimeout(r, 50));
+      const s = threads.stats().video!;
+      expect(s.busy + s.queued).toBeGreaterThan(0);
+      for (let i = AUX_MIN_PER_WORKER; i < images.length; i++) p.add(images[i]);
+      expect(await p.finish(images)).toEqual(inline);
+    } finally {
+      await threads.close();
+    }
+  }, 120_000);
+
+  test('images that differ from the packets are analysed again from the packets', async () => {
+    const threads = createMediaThreads(2);
+    try {
+      const p = new AuxPipeline(threads, signal);
+      for (const img of images.slice(0, 20)) p.add(img);
+      expect(await p.finish(images.slice(20))).toEqual(inline.slice(20));
+    } finally {
+      await threads.close();
+    }
+  }, 120_000);
+
+  test('a video job: the same stored emotion and gaze as the main-thread path', async () => {
+    const clip = readFileSync(
+      await ffmpegCached(
+        [
+          ...['-v', 'error', '-i', VIDEO!, '-t', '21', '-an'],
+          ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p'],
+        ],
+        '.mp4',
+      ),
+    );
+    const run = async (threads: string): Promise<{ m: Record<string, unknown>; w: BatchWorld }> => {
+      const w = await createWorld({
+        batch: { embeddedWorker: false, concurrency: 1 },
+        env: { VITALS_MEDIA_THREADS: threads },
+        clock: systemClock,
+      });
+      w.rt.auxCapabilities = async () => ({ emotion: true, gaze: true });
+      await w.rt.startWorker();
+      const j = await createJob(w, clip, { kind: 'video', features: ['emotion', 'gaze'] });
+      await waitFor(w, j.jobId, undefined, 280_000);
+      const job = json(await w.call({ url: `/sdk/v1/cloud/jobs/${j.jobId}` })).data;
+      expect(job.status).toBe('completed');
+      return { m: job.measurement, w };
+    };
+    const piped = await run('2');
+    const stats = piped.w.rt.threads.stats().video;
+    await piped.w.close();
+    const main = await run('0');
+    await main.w.close();
+    expect((piped.m.emotion as { samples: number }).samples).toBeGreaterThan(20);
+    expect(stored(piped.m)).toBe(stored(main.m));
+    expect(stats).toMatchObject({ workers: 2 }); // the video's worker and one analysing parts
+  }, 300_000);
+});

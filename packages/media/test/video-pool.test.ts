@@ -68,6 +68,19 @@ describe.skipIf(!HAS_UBFC)('video pool: the same packets under concurrency (UBFC
     for (const p of progress) expect(p.at(-1)).toBe(1);
   }, 300_000);
 
+  it('hands out the aux JPEGs as it makes them: the images the packets carry, in order', async () => {
+    const handed: Uint8Array[] = [];
+    const r = await pool.run(clips[0], { aux: true, onAux: (jpeg) => handed.push(jpeg) });
+    if (!r.ok) throw new Error(r.message);
+    // The type-4 chunks of each image (one tMicros), in time order, concatenated.
+    const sets = new Map<number, Uint8Array[]>();
+    for (const p of r.packets)
+      if (p.type === 4) (sets.get(p.tMicros) ?? sets.set(p.tMicros, []).get(p.tMicros)!)[p.chunkIndex] = p.payload;
+    const images = [...sets.values()].map((parts) => Buffer.concat(parts));
+    expect(images.length).toBeGreaterThan(30); // 2 a second over 21 s
+    expect(handed.map((j) => Buffer.from(j))).toEqual(images);
+  }, 120_000);
+
   it('aborts a video: rejects with the reason, its ffmpeg ends, the next video is unchanged', async () => {
     const ac = new AbortController();
     const reason = new Error('job cancelled');

@@ -52,10 +52,13 @@ function program(io: CliIo, run: (p: Promise<number>) => void): Command {
     .argument('<video>', 'path of the video file')
     .option('--consent', 'confirm that the person filmed consented to the measurement (required)')
     .option('--user-ref <ref>', 'opaque end-user reference ([A-Za-z0-9._:@-], 1-64, no personal data)')
-    .option('--features <list>', 'comma-separated optional metrics: hrv,bp,spo2,emotion,gaze (default: all)')
+    .option(
+      '--features <list>',
+      'comma-separated optional metrics: hrv,bp,spo2,emotion,gaze (default: all; emotion and gaze take the longest)',
+    )
     .option('--json', 'print the settled job (with its measurement) as JSON on stdout')
     .option('--timeout <seconds>', 'give up polling after this long (exit 6)', '600')
-    .addOption(new Option('--interval <seconds>', 'pause between polls').default('2').hideHelp())
+    .addOption(new Option('--interval <seconds>', 'pause between polls').default('1').hideHelp())
     .option('--webhook-url <url>', 'https address the service calls when the job settles')
     .option('--client-ref <ref>', 'your own reference, stored with the job')
     .exitOverride()

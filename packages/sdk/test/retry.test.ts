@@ -274,6 +274,12 @@ describe('jobs.wait on an injected clock', () => {
     expect(sleeps).toEqual([1000, 1000]);
   });
 
+  it('polls every second by default', async () => {
+    const { c, sleeps } = polling(['queued', 'running', 'running', 'completed']);
+    expect((await c.jobs.wait('cj_1')).status).toBe('completed');
+    expect(sleeps).toEqual([1000, 1000, 1000]);
+  });
+
   it('throws WaitTimeoutError with the last state at timeoutMs', async () => {
     const { c } = polling(['running']);
     const err = (await c.jobs

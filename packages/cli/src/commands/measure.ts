@@ -82,7 +82,7 @@ export async function checkMeasureInput(video: string, opts: MeasureOptions): Pr
       throw new CliError('usage_error', `unknown feature(s) ${unknown.join(', ')}; choose from ${FEATURES.join(', ')}`);
   }
   const timeoutMs = seconds(opts.timeout, 600, '--timeout');
-  const intervalMs = seconds(opts.interval, 2, '--interval');
+  const intervalMs = seconds(opts.interval, 1, '--interval');
   return { path: video, contentType, size, features, timeoutMs, intervalMs };
 }
 

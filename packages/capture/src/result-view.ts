@@ -2,6 +2,7 @@
  * The result as people read it: every metric of the stored measurement (or the on-device body),
  * its quality, and the wellness disclaimer. Plain DOM, no innerHTML with data (XSS-safe).
  */
+import { ABSENT_WORDS, whyAbsent } from '@vitals/protocol';
 
 /** The measurement fields shown (the stored measurement and the submission body share them). */
 export interface ShownMeasurement {
@@ -29,21 +30,14 @@ const QUALITY_WORDS: Record<string, string> = {
 
 const n = (v: number, d = 0): string => v.toFixed(d);
 
-const WITHHELD = 'withheld: the beats were not clean enough';
-const NOT_REQUESTED = 'not requested';
 const NOT_AVAILABLE = 'not available';
 /** The texts that stand for an absent figure (shown in a lighter style than a value). */
-const ABSENT = new Set([WITHHELD, NOT_REQUESTED, NOT_AVAILABLE]);
+const ABSENT = new Set([...Object.values(ABSENT_WORDS), NOT_AVAILABLE]);
 
-/**
- * What an absent HRV or stress figure means. The engine withholds both when the beats are not clean
- * enough (the `hrv_withheld` reason); stress is always computed, so a published stress with no HRV
- * means HRV was not ordered (the session's or job's features).
- */
+/** What an absent HRV or stress figure means (@vitals/protocol `whyAbsent`). */
 function absent(m: ShownMeasurement, metric: 'hrv' | 'stress'): string {
-  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return WITHHELD;
-  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return NOT_REQUESTED;
-  return NOT_AVAILABLE;
+  const why = whyAbsent(m, metric);
+  return why ? ABSENT_WORDS[why] : NOT_AVAILABLE;
 }
 
 export function metricRows(m: ShownMeasurement): [string, string][] {

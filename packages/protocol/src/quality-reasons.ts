@@ -48,3 +48,32 @@ export const QUALITY_REASON_HINTS: Readonly<Record<QualityReasonCode, string>> =
 export function isQualityReasonCode(code: unknown): code is QualityReasonCode {
   return typeof code === 'string' && (QUALITY_REASON_CODES as readonly string[]).includes(code);
 }
+
+/** Why a measurement has no HRV or no stress figure, when it says so (`whyAbsent`). */
+export type AbsentWhy = 'withheld' | 'not_requested';
+
+/** The words every view (result view, console, CLI) shows for an absent HRV or stress figure. */
+export const ABSENT_WORDS: Readonly<Record<AbsentWhy, string>> = Object.freeze({
+  withheld: 'withheld: the beats were not clean enough',
+  not_requested: 'not requested',
+});
+
+/**
+ * Why HRV or stress is absent from `m` (call it when that figure is null or missing): `withheld`
+ * when the engine said the beats were not clean enough (the `hrv_withheld` reason: HRV and stress
+ * share that rule); `not_requested` for HRV when the rate and stress were published, since stress is
+ * always computed and so only the order left HRV out (the job's or session's features); else null
+ * (nothing is known, e.g. a poor capture, whose every metric is null).
+ */
+export function whyAbsent(
+  m: {
+    quality?: { reasons?: ReadonlyArray<{ code: string }> } | null;
+    cardiac?: { heartRate?: unknown } | null;
+    stress?: unknown;
+  },
+  metric: 'hrv' | 'stress',
+): AbsentWhy | null {
+  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return 'withheld';
+  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return 'not_requested';
+  return null;
+}

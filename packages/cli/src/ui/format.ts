@@ -1,4 +1,5 @@
 /** Human-readable renderings. `--json` bypasses all of this. */
+import { ABSENT_WORDS, whyAbsent } from '@vitals/protocol';
 import type { CloudJob, Measurement, UsageLogRow } from '@vitals/sdk';
 
 const fixed = (v: number | undefined | null, digits = 0): string => (typeof v === 'number' ? v.toFixed(digits) : '–');
@@ -17,16 +18,11 @@ function formatReasons(reasons: ReadonlyArray<{ code: string; hint: string }> | 
   return `To improve the next capture:\n${reasons.map((r) => `  - ${r.hint} (${r.code})`).join('\n')}\n`;
 }
 
-/**
- * Why HRV or stress is absent from a published rate: the engine withholds both when the beats are
- * not clean enough (`hrv_withheld`); stress is always computed, so stress without HRV means HRV was
- * not ordered (`--features`).
- */
+/** Why HRV or stress is absent (@vitals/protocol `whyAbsent`), in the words every view uses. */
 function absent(m: Measurement, metric: 'hrv' | 'stress'): string {
-  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld'))
-    return '– (withheld: the beats were not clean enough)';
-  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return '– (not requested: --features hrv)';
-  return '–';
+  const why = whyAbsent(m, metric);
+  if (why === 'not_requested') return `– (${ABSENT_WORDS.not_requested}: --features hrv)`;
+  return why ? `– (${ABSENT_WORDS[why]})` : '–';
 }
 
 export function formatMeasurement(m: Measurement, job?: CloudJob): string {

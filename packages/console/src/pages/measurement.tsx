@@ -2,6 +2,7 @@
  * One measurement (GET /api/v1/measurements/{id}): every metric, quality, the wellness assessment,
  * and the raw PPG trace plotted when it was persisted (the advanced opt-in, spec "Measurement").
  */
+import { ABSENT_WORDS, whyAbsent } from '@vitals/protocol';
 import { get } from '../api/client.js';
 import type { Measurement } from '../api/types.js';
 import { WaveChart } from '../charts/line-chart.js';
@@ -30,14 +31,10 @@ interface Assessment {
 const n = (v: number | null | undefined, unit: string, digits = 0) =>
   v == null ? '—' : `${fmtNumber(v, digits)} ${unit}`;
 
-/**
- * Why HRV or stress is absent: the engine withholds both when the beats are not clean enough (the
- * `hrv_withheld` reason); stress is always computed, so stress without HRV means HRV was not ordered.
- */
+/** Why HRV or stress is absent (@vitals/protocol `whyAbsent`), in the words every view uses. */
 function absentNote(m: Measurement, metric: 'hrv' | 'stress'): string | undefined {
-  if (m.quality?.reasons?.some((r) => r.code === 'hrv_withheld')) return 'withheld: the beats were not clean enough';
-  if (metric === 'hrv' && m.cardiac?.heartRate && m.stress) return 'not requested';
-  return undefined;
+  const why = whyAbsent(m, metric);
+  return why ? ABSENT_WORDS[why] : undefined;
 }
 
 function metricRows(m: Measurement): Array<[string, string, string?]> {

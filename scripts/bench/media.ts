@@ -16,6 +16,7 @@ import { resolveFfmpeg, videoToPackets } from '../../packages/media/src/index.js
 import { splitSection, type HeadlineRow, type SectionOutput } from '../headline.js';
 import { jobCpu } from './parts/media-job.js';
 import { median } from './parts/stats.js';
+import { steadyArg } from '../testing/steady-arg.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BENCH_DIR = join(REPO, '.bench');
@@ -236,7 +237,7 @@ const WHERE_THE_TIME_GOES =
 async function child(file: string, mode: string): Promise<void> {
   const fast = mode === '--fast';
   // `--steady=HZ,SEC` (development): other steady rates than STEADY_VIDEO's.
-  const rates = mode.startsWith('--steady=') ? mode.slice('--steady='.length).split(',').map(Number) : null;
+  const rates = steadyArg([mode]);
   const steadyOnly = mode === '--steady' || rates !== null;
   const t0 = performance.now();
   const { createHumanDetector } = await import('../../packages/media/src/index.js');
@@ -249,7 +250,7 @@ async function child(file: string, mode: string): Promise<void> {
     detect: (...a: Parameters<typeof detector.detect>) => (analyses++, detector.detect(...a)),
   };
   const { FAST_VIDEO } = await import('../../packages/media/src/index.js');
-  const steady = rates ? { analysisHz: rates[0], redetectSec: rates[1] } : FAST_VIDEO.steady;
+  const steady = rates ?? FAST_VIDEO.steady;
   const extra = fast ? FAST_VIDEO : steadyOnly ? { steady } : {};
   const r = await videoToPackets(file, { detector: counted, ...extra, yuv: mode !== '--rgb' });
   const t2 = performance.now();

@@ -19,6 +19,7 @@ import { buildRgbTrace } from '../../packages/engine/src/index.js';
 import { analyzeTraceWithInternals } from '../../packages/engine/src/estimators/analyze.js';
 import { FAST_VIDEO, videoToPackets, type VideoOptions } from '../../packages/media/src/index.js';
 import { DATA_DIR, fmt } from './common.js';
+import { steadyArg } from '../testing/steady-arg.js';
 
 interface Variant {
   name: string;
@@ -96,15 +97,11 @@ function labelledItems(): Item[] {
 
 async function main(): Promise<void> {
   const items = labelledItems();
-  const rates = process.argv
-    .find((a) => a.startsWith('--steady='))
-    ?.slice('--steady='.length)
-    .split(',')
-    .map(Number);
+  const rates = steadyArg(process.argv);
   const base: VideoOptions = process.argv.includes('--fast')
     ? { ...FAST_VIDEO }
     : rates
-      ? { steady: { analysisHz: rates[0], redetectSec: rates[1] } }
+      ? { steady: rates }
       : process.argv.includes('--steady')
         ? { steady: FAST_VIDEO.steady }
         : {};

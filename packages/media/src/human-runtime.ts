@@ -185,9 +185,9 @@ async function create(separate = false): Promise<HumanRuntime> {
   if (!loaded.includes('blazeface') || !loaded.includes('facemesh')) {
     throw new Error(`face models did not load from ${modelDir} (loaded: ${loaded.join(', ') || 'none'})`);
   }
-  if (separate) {
-    // A tracker's models run their kernels without tfjs's graph executor (graph-replay.ts: the
-    // same values, ~2.5 ms less CPU a FaceMesh call, ~3 ms a BlazeFace one).
+  {
+    // The models run their kernels without tfjs's graph executor (graph-replay.ts: the same
+    // values, ~2.5 ms less CPU a FaceMesh call, ~3 ms a BlazeFace one).
     for (const name of TRACKER_MODELS) {
       const model = human.models.models[name];
       if (model) replayKernels(model, human.tf as unknown as ReplayTf);

@@ -57,10 +57,18 @@ describe.skipIf(!VIDEO)('aux pipeline', () => {
     try {
       const p = new AuxPipeline(threads, signal);
       for (let i = 0; i < AUX_MIN_PER_WORKER; i++) p.add(images[i]);
-      // A part is under way before the video (here: the adds) is over.
-      await new Promise((r) => setTimeout(r, 50));
-      const s = threads.stats().video!;
-      expect(s.busy + s.queued).toBeGreaterThan(0);
+      // A part is under way before the video (here: the adds) is over. The pool starts on first use
+      // (a dynamic import, slow on a loaded machine), and the part keeps a worker busy for about
+      // a second (16 analyses, the models' load first), so it is seen under way.
+      await expect
+        .poll(
+          () => {
+            const s = threads.stats().video;
+            return s ? s.busy + s.queued : 0;
+          },
+          { timeout: 30_000, interval: 20 },
+        )
+        .toBeGreaterThan(0);
       for (let i = AUX_MIN_PER_WORKER; i < images.length; i++) p.add(images[i]);
       expect(await p.finish(images)).toEqual(inline);
     } finally {

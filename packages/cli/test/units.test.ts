@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS, QUALITY_REASON_HINTS } from '@vitals/protocol';
-import type { Measurement } from '@vitals/sdk';
+import type { CloudJob, Measurement } from '@vitals/sdk';
 import { EXIT_CODES, exitCodeFor, idempotencyKeyFor, loadConfig, parseSince, runCli } from '@vitals/cli';
-import { formatMeasurement } from '../src/ui/format.js';
+import { formatJobStatus, formatMeasurement } from '../src/ui/format.js';
 
 describe('exit-code table', () => {
   it('maps every API error code of the protocol table: 401s and key_disabled 3, 429 7, service failures 1, other refusals 4', () => {
@@ -108,5 +108,39 @@ describe('the measurement summary: absent HRV and stress', () => {
     const text = formatMeasurement(m({ stress: { index: 90, level: 'low', unit: 'index' } }));
     expect(line(text, 'HRV')).toContain('not requested');
     expect(line(text, 'Stress')).toContain('90.0 (low)');
+  });
+});
+
+describe('the status line of a job being waited for', () => {
+  const job = (over: Partial<CloudJob>): CloudJob =>
+    ({
+      jobId: 'cj_1',
+      mode: 'batch_video',
+      status: 'running',
+      createdAt: 0,
+      framesProcessed: 0,
+      secondsProcessed: 0,
+      ...over,
+    }) as CloudJob;
+
+  it('names the running stage, with the share of the video followed on a terminal only', () => {
+    const decoding = job({ stats: { progress: { stage: 'decoding', fraction: 0.437 } } });
+    expect(formatJobStatus(decoding, true)).toBe('job cj_1: running (following the face 43 %)');
+    // A pipe gets one line per stage (the spinner prints a plain line when the text changes).
+    expect(formatJobStatus(decoding, false)).toBe('job cj_1: running (following the face)');
+    expect(formatJobStatus(job({ stats: { progress: { stage: 'aux', fraction: 0.95 } } }), true)).toBe(
+      'job cj_1: running (emotion and gaze)',
+    );
+    // A stage this CLI does not know (a newer server) is shown as named.
+    expect(formatJobStatus(job({ stats: { progress: { stage: 'resampling', fraction: 0.5 } } }), true)).toBe(
+      'job cj_1: running (resampling)',
+    );
+  });
+
+  it('no progress before the job runs, and the frames once settled', () => {
+    expect(formatJobStatus(job({ status: 'queued' }), true)).toBe('job cj_1: queued');
+    expect(formatJobStatus(job({ status: 'completed', framesProcessed: 1537, stats: {} }), true)).toBe(
+      'job cj_1: completed (1537 frames)',
+    );
   });
 });

@@ -12,7 +12,7 @@ import { CliError } from '../errors.js';
 import { loadConfig } from '../config.js';
 import { makeClient } from '../client.js';
 import type { CliIo } from '../io.js';
-import { formatMeasurement } from '../ui/format.js';
+import { formatJobStatus, formatMeasurement } from '../ui/format.js';
 import { ProgressBar, Spinner } from '../ui/progress.js';
 
 export const VIDEO_TYPES: Record<string, string> = {
@@ -143,8 +143,7 @@ export async function measure(video: string, opts: MeasureOptions, io: CliIo): P
       timeoutMs: input.timeoutMs,
       intervalMs: input.intervalMs,
       signal: io.signal,
-      onPoll: (j) =>
-        spinner.set(`job ${j.jobId}: ${j.status}${j.framesProcessed ? ` (${j.framesProcessed} frames)` : ''}`),
+      onPoll: (j) => spinner.set(formatJobStatus(j, io.stderr.isTTY === true)),
     });
   } catch (err) {
     spinner.stop();

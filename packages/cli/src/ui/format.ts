@@ -72,6 +72,31 @@ export function formatMeasurement(m: Measurement, job?: CloudJob): string {
   return `${head}\n${rows(pairs)}\n${formatReasons(q?.reasons)}Wellness estimates, not medical values.\n`;
 }
 
+/** What each stage of a running job's `stats.progress` is doing, in a person's words. */
+const STAGE_WORDS: Record<string, string> = {
+  claimed: 'starting',
+  reading: 'reading the frames',
+  decoding: 'following the face',
+  estimating: 'estimating',
+  aux: 'emotion and gaze',
+};
+
+/**
+ * The status line of a job being waited for: its stage while it runs, with the share of the video
+ * followed so far on a terminal (a pipe gets a line per stage, not one per poll).
+ */
+export function formatJobStatus(j: CloudJob, terminal: boolean): string {
+  let line = `job ${j.jobId}: ${j.status}`;
+  const p = j.status === 'running' ? j.stats?.progress : undefined;
+  if (p) {
+    const words = STAGE_WORDS[p.stage] ?? p.stage;
+    const share = terminal && p.stage === 'decoding' && p.fraction > 0 ? ` ${Math.floor(p.fraction * 100)} %` : '';
+    line += ` (${words}${share})`;
+  }
+  if (j.framesProcessed) line += ` (${j.framesProcessed} frames)`;
+  return line;
+}
+
 export function formatFacts(facts: Record<string, unknown>, driftMs?: number): string {
   const f = facts as {
     keyId?: string;

@@ -17,6 +17,9 @@ import { unavailableReason } from '../store/unavailable.js';
 import { beat, forgetWorker } from '../store/heartbeats.js';
 import { HEARTBEAT_MS } from './heartbeat.js';
 
+/** How often a running job's progress reaches the store at the least (with its lease renewal). */
+export const PROGRESS_WRITE_MS = 1000;
+
 export const workerId = (): string => `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
 export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, owner: string): Promise<void> {
@@ -35,7 +38,9 @@ export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, o
   }
   const abort = new AbortController();
   let progress: { stage: string; fraction: number } = { stage: 'claimed', fraction: 0 };
-  // Renew at a third of the lease; losing it (taken over, superseded) stops the work.
+  // Renew at a third of the lease, and at least every PROGRESS_WRITE_MS so that the job's
+  // `stats.progress` a client polls moves while it waits; losing the lease (taken over,
+  // superseded) stops the work.
   const beat = setInterval(
     () => {
       const stats = JSON.stringify({
@@ -46,7 +51,7 @@ export async function runJob(ctx: AppContext, rt: BatchRuntime, jobId: string, o
         () => undefined,
       );
     },
-    Math.max(50, Math.floor(leaseMs / 3)),
+    Math.max(50, Math.min(PROGRESS_WRITE_MS, Math.floor(leaseMs / 3))),
   );
   try {
     const outcome = await processJob(rt, job, {

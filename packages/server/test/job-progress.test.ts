@@ -2,7 +2,7 @@
  * A running job's progress (docs/decisions.md, "Progress"): while a video job runs, GET returns
  * `stats.progress {stage, fraction}` and it moves, written at least every PROGRESS_WRITE_MS with the
  * lease renewal (the default 30 s lease alone would renew every 10 s, after most jobs have ended);
- * once settled, `stats` holds the engine's and the media's statistics instead. A real video (a 21 s
+ * once settled, `stats` holds the engine's and the media's statistics instead. A real video (a 60 s
  * UBFC-rPPG cut made with ffmpeg, cached in the OS temp dir); skipped without the data.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ describe.skipIf(!VIDEO)('job progress', () => {
     const clip = readFileSync(
       await ffmpegCached(
         [
-          ...['-v', 'error', '-i', VIDEO!, '-t', '21', '-an'],
+          ...['-v', 'error', '-i', VIDEO!, '-t', '60', '-an'],
           ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p'],
         ],
         '.mp4',

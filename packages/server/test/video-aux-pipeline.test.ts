@@ -16,7 +16,8 @@ import { createAuxAnalyzer, resolveFfmpeg, type AuxAnalysis } from '@vitals/medi
 import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
 import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
 import { createWorld } from '../src/testing.js';
-import { AuxPipeline } from '../src/batch/aux-pipeline.js';
+import { AUX_PARTS_IN_FLIGHT, AuxPipeline } from '../src/batch/aux-pipeline.js';
+import type { MediaThreads } from '../src/batch/media-threads.js';
 import { AUX_MIN_PER_WORKER, createMediaThreads } from '../src/batch/media-threads.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
@@ -120,4 +121,53 @@ describe.skipIf(!VIDEO)('aux pipeline', () => {
     expect(stored(piped.m)).toBe(stored(main.m));
     expect(stats).toMatchObject({ workers: 2 }); // the video's worker and one analysing parts
   }, 300_000);
+});
+
+describe('aux pipeline: parts in flight', () => {
+  /** A pool whose analyses answer after a few milliseconds: image i's analysis names i. */
+  function slowPool(): { threads: MediaThreads; calls: number[]; maxOut: () => number } {
+    let out = 0;
+    let max = 0;
+    const calls: number[] = [];
+    const threads = {
+      async auxAnalyses(images: Uint8Array[]) {
+        calls.push(images.length);
+        max = Math.max(max, ++out);
+        await new Promise((r) => setTimeout(r, 5));
+        out--;
+        return images.map((img) => ({ gaze: { yaw: img[0] + 256 * img[1], pitch: 0 } }));
+      },
+    } as unknown as MediaThreads;
+    return { threads, calls, maxOut: () => max };
+  }
+  const image = (i: number): Uint8Array => new Uint8Array([i & 255, i >> 8]);
+
+  test('a long video: never more than AUX_PARTS_IN_FLIGHT parts out; every image answered once, in order', async () => {
+    const { threads, calls, maxOut } = slowPool();
+    const p = new AuxPipeline(threads, new AbortController().signal);
+    // An hour at 2 images a second, handed out faster than they are analysed (as a long video's are).
+    const images = Array.from({ length: 7200 }, (_, i) => image(i));
+    for (let i = 0; i < images.length; i++) {
+      p.add(images[i]);
+      if (i % 50 === 0) await new Promise((r) => setTimeout(r, 1));
+    }
+    const got = await p.finish(images);
+    expect(maxOut()).toBeLessThanOrEqual(AUX_PARTS_IN_FLIGHT + 1); // the parts, then the rest at the end
+    expect(got.map((a) => a.gaze!.yaw)).toEqual(images.map((_, i) => i));
+    expect(calls.reduce((a, b) => a + b, 0)).toBe(images.length);
+    // Whole parts while the video runs; the rest in one call at the end (split there across workers).
+    expect(calls.slice(0, -1).every((n) => n === AUX_MIN_PER_WORKER)).toBe(true);
+  });
+
+  test('a part that ends sends the next one while the video still runs', async () => {
+    const { threads, calls } = slowPool();
+    const p = new AuxPipeline(threads, new AbortController().signal);
+    const images = Array.from({ length: AUX_MIN_PER_WORKER * 4 }, (_, i) => image(i));
+    for (const img of images) p.add(img);
+    expect(calls.length).toBe(AUX_PARTS_IN_FLIGHT);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toEqual([AUX_MIN_PER_WORKER, AUX_MIN_PER_WORKER, AUX_MIN_PER_WORKER, AUX_MIN_PER_WORKER]);
+    expect((await p.finish(images)).map((a) => a.gaze!.yaw)).toEqual(images.map((_, i) => i));
+    expect(calls.length).toBe(4); // nothing left for the end
+  });
 });

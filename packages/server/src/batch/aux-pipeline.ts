@@ -6,10 +6,16 @@
  * (the type-4 chunks of its packets, reassembled) byte for byte; then the parts' analyses, in order,
  * are the answer, else those images are analysed again from the packets. Each image is a full
  * detection with no state carried from the one before, so how the images were split does not
- * change an analysis.
+ * change an analysis. At most AUX_PARTS_IN_FLIGHT parts of a job wait or run at a time: a long video
+ * hands out images faster than one worker analyses them, and parts without a bound would fill the
+ * pool's queue (a bounded one: past it tasks are refused) when several such jobs run at once; the
+ * images beyond wait here and go with the rest when the video ends.
  */
 import type { AuxAnalysis } from '@vitals/media/threads';
 import { AUX_MIN_PER_WORKER, type MediaThreads } from './media-threads.js';
+
+/** Parts of one job waiting for or running on the video pool at a time. */
+export const AUX_PARTS_IN_FLIGHT = 2;
 
 function sameImages(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean {
   if (a.length !== b.length) return false;
@@ -25,6 +31,8 @@ function sameImages(a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean
 export class AuxPipeline {
   private readonly images: Uint8Array[] = [];
   private dispatched = 0;
+  private inFlight = 0;
+  private finishing = false;
   private readonly parts: Promise<AuxAnalysis[]>[] = [];
   private readonly ac = new AbortController();
   private readonly onAbort: () => void;
@@ -34,6 +42,7 @@ export class AuxPipeline {
     private readonly threads: MediaThreads,
     private readonly signal: AbortSignal,
     private readonly partSize = AUX_MIN_PER_WORKER,
+    private readonly maxInFlight = AUX_PARTS_IN_FLIGHT,
   ) {
     this.onAbort = () => this.ac.abort(signal.reason);
     signal.addEventListener('abort', this.onAbort, { once: true });
@@ -42,18 +51,32 @@ export class AuxPipeline {
   /** The video's next aux JPEG (`onAux` of the video run). */
   readonly add = (jpeg: Uint8Array): void => {
     this.images.push(jpeg);
-    if (this.images.length - this.dispatched >= this.partSize) this.dispatch(this.images.slice(this.dispatched));
+    this.pump();
   };
+
+  /** Sends the next whole parts, in order, while fewer than maxInFlight are out. */
+  private pump(): void {
+    while (!this.finishing && this.inFlight < this.maxInFlight && this.images.length - this.dispatched >= this.partSize)
+      this.dispatch(this.images.slice(this.dispatched, this.dispatched + this.partSize));
+  }
 
   private dispatch(images: Uint8Array[]): void {
     this.dispatched += images.length;
+    this.inFlight++;
     const part = this.threads.auxAnalyses(images, this.ac.signal).then((a) => a ?? []);
-    part.catch(() => undefined); // met in finish(), or dropped with the job
+    part.then(
+      () => {
+        this.inFlight--;
+        this.pump();
+      },
+      () => this.inFlight--, // met in finish(), or dropped with the job
+    );
     this.parts.push(part);
   }
 
   /** The analyses of `images`, the job's reassembled aux JPEGs, in order. */
   async finish(images: Uint8Array[]): Promise<AuxAnalysis[]> {
+    this.finishing = true;
     try {
       if (!sameImages(this.images, images)) {
         this.ac.abort(new Error('aux images differ from the packets'));
@@ -68,6 +91,7 @@ export class AuxPipeline {
 
   /** The video failed: stops the parts under way. */
   cancel(): void {
+    this.finishing = true;
     this.signal.removeEventListener('abort', this.onAbort);
     this.ac.abort(new Error('the video job ended'));
   }

@@ -57,6 +57,8 @@ type Source =
 interface Step {
   kernel: Kernel;
   inputs: [string, Source][];
+  /** The kernel takes its inputs as a list (Concat, Pack, AddN), not by name. */
+  list: boolean;
   attrs: object;
   /** Outputs of this or earlier steps (step, index pairs) last used by this step, or never used. */
   free: number[];
@@ -100,9 +102,18 @@ export function replayKernels(model: ReplayModel, tf: ReplayTf): ReplayStats {
       stats.replayed++;
       return replay(tf, plan, input);
     }
-    // Second call: both, compared bit for bit.
+    // Second call: both, compared bit for bit. A replay that throws (a kernel called in a way the
+    // recording did not foresee) is a mismatch too: the model stays on the executor.
     const result = execute(input);
-    const mine = replay(tf, plan, input);
+    let mine: Tensor | Tensor[];
+    try {
+      mine = replay(tf, plan, input);
+    } catch {
+      for (const t of plan.owned) t.dispose();
+      plans.set(key, null);
+      stats.rejected++;
+      return result;
+    }
     const theirs = Array.isArray(result) ? result : [result];
     const ours = Array.isArray(mine) ? mine : [mine];
     const same = theirs.length === ours.length && theirs.every((t, i) => sameBits(tf, t, ours[i]));
@@ -169,7 +180,15 @@ function record(
       const outs = Array.isArray(out) ? out : [out];
       outs.forEach((t, index) => produced.set(t, { step: steps.length, index }));
       if (!kernel) replayable = false;
-      else steps.push({ kernel, inputs: sources, attrs: { ...attrs }, free: [], outputs: outs.length });
+      else
+        steps.push({
+          kernel,
+          inputs: sources,
+          list: Array.isArray(inputs),
+          attrs: { ...attrs },
+          free: [],
+          outputs: outs.length,
+        });
       return out;
     } finally {
       depth--;
@@ -221,7 +240,9 @@ function replay(tf: ReplayTf, plan: Plan, input: Tensor): Tensor | Tensor[] {
   const used = new Set<string>();
   try {
     for (const step of plan.steps) {
-      const inputs: Record<string, TensorInfo | null> = {};
+      const inputs: Record<string, TensorInfo | null> = step.list
+        ? ([] as (TensorInfo | null)[] as unknown as Record<string, TensorInfo | null>)
+        : {};
       for (const [k, src] of step.inputs) {
         inputs[k] = src.kind === 'input' ? x : src.kind === 'const' ? src.tensor : env[src.step][src.index];
       }

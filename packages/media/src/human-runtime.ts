@@ -188,7 +188,7 @@ async function create(separate = false): Promise<HumanRuntime> {
   {
     // The models run their kernels without tfjs's graph executor (graph-replay.ts: the same
     // values, ~2.5 ms less CPU a FaceMesh call, ~3 ms a BlazeFace one).
-    for (const name of TRACKER_MODELS) {
+    for (const name of separate ? TRACKER_MODELS : [...TRACKER_MODELS, 'iris', 'emotion']) {
       const model = human.models.models[name];
       if (model) replayKernels(model, human.tf as unknown as ReplayTf);
     }

@@ -1,6 +1,6 @@
 /**
- * Issue 18: a leased Human's BlazeFace and FaceMesh run their kernels without tfjs's graph
- * executor (graph-replay.ts). The values must be the executor's bit for bit, or the packets would
+ * Issue 18: a leased Human's BlazeFace and FaceMesh, and the aux analysis' four models, run their
+ * kernels without tfjs's graph executor (graph-replay.ts). The values must be the executor's bit for bit, or the packets would
  * change: checked on the real models against a second copy left on the executor, over calls that
  * record, verify and replay, with no tensor left behind; and a model whose kernels depend on the
  * input's values (not replayable) must be caught by the verifying call and stay on the executor.
@@ -60,9 +60,13 @@ function bits(result: Tensor | Tensor[]): Uint32Array[] {
 }
 
 describe('graph replay', () => {
-  for (const [name, size, lo, hi] of [
-    ['facemesh', 192, 0, 1],
-    ['blazeface', 256, -1, 1],
+  // The trackers' BlazeFace and FaceMesh, and the aux analysis' Iris (a Concat: a kernel whose
+  // inputs are a list) and emotion model (one grey channel).
+  for (const [name, size, channels, lo, hi] of [
+    ['facemesh', 192, 3, 0, 1],
+    ['blazeface', 256, 3, -1, 1],
+    ['iris', 64, 3, 0, 1],
+    ['emotion', 64, 1, -1, 1],
   ] as const) {
     it(`${name}: the executor's values bit for bit, no tensor left behind`, async () => {
       const url = pathToFileURL(path.join(modelDir, `${name}.json`)).href;
@@ -71,7 +75,7 @@ describe('graph replay', () => {
       const stats = replayKernels(replayed, tf);
       let counts: [number, number] | undefined;
       for (let call = 0; call < 5; call++) {
-        const x = input([1, size, size, 3], 1000 + call, lo, hi);
+        const x = input([1, size, size, channels], 1000 + call, lo, hi);
         const want = plain.execute(x as never) as Tensor | Tensor[];
         const got = replayed.execute(x as never) as Tensor | Tensor[];
         expect(bits(got)).toEqual(bits(want));
@@ -98,6 +102,31 @@ describe('graph replay', () => {
       const got = model.execute(x as never) as Tensor;
       const want = Float32Array.from(x.dataSync(), (v) => Math.fround(v * first));
       expect(Array.from(got.dataSync())).toEqual(Array.from(want));
+      got.dispose();
+      x.dispose();
+    }
+    expect(stats).toEqual({ replayed: 0, rejected: 1 });
+  });
+
+  it('a replay that throws on the verifying call leaves the model on the executor, the answer unchanged', () => {
+    // Kernels that fail when replayed (as a list-input Concat did before it was handled).
+    const failing: ReplayTf = {
+      engine: () => tf.engine(),
+      backend: () => tf.backend(),
+      getBackend: () => tf.getBackend(),
+      keep: (t) => tf.keep(t),
+      getKernel: () => ({
+        kernelFunc: () => {
+          throw new Error('not replayable');
+        },
+      }),
+    };
+    const model: ReplayModel = { execute: (x) => tf.tidy(() => tf.mul(x as never, tf.scalar(3))) as never };
+    const stats = replayKernels(model, failing);
+    for (let call = 0; call < 4; call++) {
+      const x = input([1, 4, 4, 3], 90 + call, 1, 2);
+      const got = model.execute(x as never) as Tensor;
+      expect(Array.from(got.dataSync())).toEqual(Array.from(x.dataSync(), (v) => Math.fround(v * 3)));
       got.dispose();
       x.dispose();
     }

@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { signingKeyOf, verifySignature } from '@vitals/protocol';
-import { ApiError, VitalsClient, WaitTimeoutError, retryDelayMs, DEFAULT_RETRY, type FetchLike } from '@vitals/sdk';
+import {
+  ApiError,
+  END_POLL_MS,
+  VitalsClient,
+  WaitTimeoutError,
+  retryDelayMs,
+  DEFAULT_RETRY,
+  type FetchLike,
+} from '@vitals/sdk';
 
 interface Seen {
   url: string;
@@ -246,8 +254,12 @@ describe('jobs.wait on an injected clock', () => {
           headers: { 'RateLimit-Reset': '5' },
         });
       }
-      const status = statuses[Math.min(n, statuses.length - 1)];
-      return new Response(JSON.stringify({ ok: true, data: { jobId: 'cj_1', status, createdAt: 0 } }), { status: 200 });
+      // 'running:aux' is a running job whose stats.progress is {stage: 'aux'} (likewise other stages).
+      const [status, stage, fraction] = statuses[Math.min(n, statuses.length - 1)].split(':');
+      const stats = stage ? { progress: { stage, fraction: Number(fraction ?? 0.9) } } : undefined;
+      return new Response(JSON.stringify({ ok: true, data: { jobId: 'cj_1', status, createdAt: 0, stats } }), {
+        status: 200,
+      });
     };
     const sleeps: number[] = [];
     const c = new VitalsClient({
@@ -278,6 +290,26 @@ describe('jobs.wait on an injected clock', () => {
     const { c, sleeps } = polling(['queued', 'running', 'running', 'completed']);
     expect((await c.jobs.wait('cj_1')).status).toBe('completed');
     expect(sleeps).toEqual([1000, 1000, 1000]);
+  });
+
+  it('polls every 250 ms once the job reports its last stages', async () => {
+    const { c, sleeps } = polling([
+      'running:decoding:0.5',
+      'running:decoding:0.96',
+      'running:estimating',
+      'running:aux',
+      'completed',
+    ]);
+    expect((await c.jobs.wait('cj_1')).status).toBe('completed');
+    expect(sleeps).toEqual([1000, END_POLL_MS, END_POLL_MS, END_POLL_MS]);
+    expect(END_POLL_MS).toBe(250);
+    // A longer interval asked for is shortened there too; a shorter one is kept.
+    const slow = polling(['running:decoding:0.2', 'running:aux', 'completed']);
+    await slow.c.jobs.wait('cj_1', { intervalMs: 5000 });
+    expect(slow.sleeps).toEqual([5000, 250]);
+    const fast = polling(['running:aux', 'completed']);
+    await fast.c.jobs.wait('cj_1', { intervalMs: 100 });
+    expect(fast.sleeps).toEqual([100]);
   });
 
   it('throws WaitTimeoutError with the last state at timeoutMs', async () => {

@@ -38,7 +38,7 @@ export { Measurements } from './resources/measurements.js';
 export { Users, type PageQuery, type UserHistoryQuery } from './resources/users.js';
 export { Logs, LOGS_MIN_INTERVAL_MS, type LogsIterateOptions, type LogsQuery } from './resources/logs.js';
 export { Uploads } from './resources/uploads.js';
-export { Jobs, pollUntilTerminal, type SubmitInput, type WaitOptions } from './resources/jobs.js';
+export { END_POLL_MS, Jobs, pollUntilTerminal, type SubmitInput, type WaitOptions } from './resources/jobs.js';
 export { Sessions } from './resources/sessions.js';
 export { Models, type ModelGrantInfo, type ModelGrantInput } from './resources/models.js';
 export { Auth as AuthResource } from './resources/auth.js';

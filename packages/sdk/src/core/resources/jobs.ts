@@ -10,7 +10,10 @@ import type { Uploads } from './uploads.js';
 export interface WaitOptions {
   /** Give up after this long (`WaitTimeoutError`). Default 10 minutes. */
   timeoutMs?: number;
-  /** Pause between polls. Default 2000 ms. */
+  /**
+   * Pause between polls. Default 1000 ms; at most END_POLL_MS once the job reports its last stages
+   * (`stats.progress`: estimating, emotion and gaze, or the video followed to its last 5 %).
+   */
   intervalMs?: number;
   /** Sees every polled state, terminal included. */
   onPoll?: (job: CloudJob) => void;
@@ -26,6 +29,17 @@ export interface SubmitInput extends Omit<CreateJobInput, 'objectKey' | 'sha256'
   idempotencyKey?: string;
   onProgress?: (p: UploadProgress) => void;
   signal?: AbortSignal;
+}
+
+/** The pause between polls once a job is near its end (a settled job is seen within it). */
+export const END_POLL_MS = 250;
+
+/** Whether a running job's progress says it is in its last stages (seconds from settling). */
+function nearTheEnd(job: { status: string }): boolean {
+  const p = (job as { stats?: { progress?: { stage?: unknown; fraction?: unknown } } }).stats?.progress;
+  if (job.status !== 'running' || !p) return false;
+  if (p.stage === 'estimating' || p.stage === 'aux') return true;
+  return p.stage === 'decoding' && typeof p.fraction === 'number' && p.fraction >= 0.95;
 }
 
 /** Polls a job (or a session's job) until a terminal status; shared by jobs and streaming. */
@@ -57,7 +71,8 @@ export async function pollUntilTerminal<T extends { status: string }>(
     }
     const left = deadline - deps.clock();
     if (left <= 0) throw new WaitTimeoutError(`${what} did not settle in ${timeoutMs} ms`, last);
-    await deps.sleep(Math.min(intervalMs, left), opts.signal);
+    const pause = nearTheEnd(last) ? Math.min(intervalMs, END_POLL_MS) : intervalMs;
+    await deps.sleep(Math.min(pause, left), opts.signal);
   }
 }
 

@@ -185,13 +185,12 @@ async function create(separate = false): Promise<HumanRuntime> {
   if (!loaded.includes('blazeface') || !loaded.includes('facemesh')) {
     throw new Error(`face models did not load from ${modelDir} (loaded: ${loaded.join(', ') || 'none'})`);
   }
-  {
-    // The models run their kernels without tfjs's graph executor (graph-replay.ts: the same
-    // values, ~2.5 ms less CPU a FaceMesh call, ~3 ms a BlazeFace one).
-    for (const name of separate ? TRACKER_MODELS : [...TRACKER_MODELS, 'iris', 'emotion']) {
-      const model = human.models.models[name];
-      if (model) replayKernels(model, human.tf as unknown as ReplayTf);
-    }
+  // The models run their kernels without tfjs's graph executor (graph-replay.ts: the same values,
+  // ~2.5 ms less CPU a FaceMesh call, ~3 ms a BlazeFace one): a tracker's two, and the shared
+  // instance's four (its aux analyses: ~6 ms less an image).
+  for (const name of separate ? TRACKER_MODELS : [...TRACKER_MODELS, 'iris', 'emotion']) {
+    const model = human.models.models[name];
+    if (model) replayKernels(model, human.tf as unknown as ReplayTf);
   }
   // One float buffer per instance, reused: tfjs-wasm copies the values into its heap at once.
   let floats = new Float32Array(0);

@@ -28,4 +28,4 @@ export {
 export { loadBrowserHuman } from './human-browser.js';
 export type { FromTracker, ToTracker, TrackState } from './tracker-protocol.js';
 export { VitalsMeasureElement, defineVitalsMeasure, type MeasureResultDetail } from './element.js';
-export { renderResult, metricRows, DISCLAIMER, type ShownMeasurement } from './result-view.js';
+export { renderResult, metricRows, DISCLAIMER, type MetricRow, type ShownMeasurement } from './result-view.js';

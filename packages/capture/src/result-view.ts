@@ -31,8 +31,12 @@ const QUALITY_WORDS: Record<string, string> = {
 const n = (v: number, d = 0): string => v.toFixed(d);
 
 const NOT_AVAILABLE = 'not available';
-/** The texts that stand for an absent figure (shown in a lighter style than a value). */
-const ABSENT = new Set([...Object.values(ABSENT_WORDS), NOT_AVAILABLE]);
+
+/** A row: the figure's name, its text, and `true` when the figure is absent (a lighter style). */
+export type MetricRow = [name: string, text: string, absent?: true];
+
+const shown = (name: string, text: string | null, ifAbsent = NOT_AVAILABLE): MetricRow =>
+  text === null ? [name, ifAbsent, true] : [name, text];
 
 /** What an absent HRV or stress figure means (@vitals/protocol `whyAbsent`). */
 function absent(m: ShownMeasurement, metric: 'hrv' | 'stress'): string {
@@ -40,23 +44,22 @@ function absent(m: ShownMeasurement, metric: 'hrv' | 'stress'): string {
   return why ? ABSENT_WORDS[why] : NOT_AVAILABLE;
 }
 
-export function metricRows(m: ShownMeasurement): [string, string][] {
-  const rows: [string, string][] = [];
+export function metricRows(m: ShownMeasurement): MetricRow[] {
   const hr = m.cardiac?.heartRate;
-  rows.push(['Heart rate', hr ? `${n(hr.value)} bpm` : NOT_AVAILABLE]);
-  rows.push([
-    'Heart rate variability',
-    m.hrv ? `SDNN ${n(m.hrv.sdnnMs)} ms, RMSSD ${n(m.hrv.rmssdMs)} ms, pNN50 ${n(m.hrv.pnn50Pct)} %` : absent(m, 'hrv'),
-  ]);
   const br = m.respiratory?.breathingRate;
-  rows.push(['Breathing rate', br ? `${n(br.value)} breaths/min` : NOT_AVAILABLE]);
-  rows.push(['Stress', m.stress ? `${m.stress.level} (index ${n(m.stress.index)})` : absent(m, 'stress')]);
-  rows.push([
-    'Blood pressure (beta)',
-    m.bloodPressure ? `${n(m.bloodPressure.systolicMmHg)}/${n(m.bloodPressure.diastolicMmHg)} mmHg` : NOT_AVAILABLE,
-  ]);
-  rows.push(['SpO2 (beta)', m.spo2 ? `${n(m.spo2.value)} %` : NOT_AVAILABLE]);
-  return rows;
+  const bp = m.bloodPressure;
+  return [
+    shown('Heart rate', hr ? `${n(hr.value)} bpm` : null),
+    shown(
+      'Heart rate variability',
+      m.hrv ? `SDNN ${n(m.hrv.sdnnMs)} ms, RMSSD ${n(m.hrv.rmssdMs)} ms, pNN50 ${n(m.hrv.pnn50Pct)} %` : null,
+      absent(m, 'hrv'),
+    ),
+    shown('Breathing rate', br ? `${n(br.value)} breaths/min` : null),
+    shown('Stress', m.stress ? `${m.stress.level} (index ${n(m.stress.index)})` : null, absent(m, 'stress')),
+    shown('Blood pressure (beta)', bp ? `${n(bp.systolicMmHg)}/${n(bp.diastolicMmHg)} mmHg` : null),
+    shown('SpO2 (beta)', m.spo2 ? `${n(m.spo2.value)} %` : null),
+  ];
 }
 
 export function renderResult(root: HTMLElement, m: ShownMeasurement): void {
@@ -77,12 +80,12 @@ export function renderResult(root: HTMLElement, m: ShownMeasurement): void {
     tips.append(li);
   }
   const dl = document.createElement('dl');
-  for (const [k, v] of metricRows(m)) {
+  for (const [k, v, isAbsent] of metricRows(m)) {
     const dt = document.createElement('dt');
     dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = v;
-    if (ABSENT.has(v)) dd.className = 'absent';
+    if (isAbsent) dd.className = 'absent';
     dl.append(dt, dd);
   }
   const meta = document.createElement('p');

@@ -33,6 +33,16 @@ describe('result view rows: absent HRV and stress', () => {
     };
     expect(row(m, 'Heart rate variability')).toBe('not requested');
     expect(row(m, 'Stress')).toBe('low (index 90)');
+    // Absent figures are flagged (a lighter style); values are not.
+    const flags = Object.fromEntries(metricRows(m).map(([k, , absent]) => [k, absent === true]));
+    expect(flags).toEqual({
+      'Heart rate': false,
+      'Heart rate variability': true,
+      'Breathing rate': true,
+      Stress: false,
+      'Blood pressure (beta)': true,
+      'SpO2 (beta)': true,
+    });
   });
 
   it('a poor capture: nothing is available', () => {

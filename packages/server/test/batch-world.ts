@@ -1,8 +1,10 @@
 /**
  * Batch-tier test support over the one harness (`createWorld` with `batch`, src/testing.ts): phantom
- * frames files, presign and upload, job creation, minted streaming sessions, usage.
+ * frames files, real video cuts, presign and upload, job creation, minted streaming sessions, usage.
  */
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { generatePhantom, type PhantomOptions } from '@vitals/engine';
 import {
@@ -27,6 +29,7 @@ import type { TestKey } from '../src/testing.js';
 import { signSessionToken } from '../src/domain/session-token.js';
 import type { DbHandle } from '../src/store/db.js';
 import { getJob, newJobRow, type JobRow } from '../src/store/jobs.js';
+import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
 
 /** A batch world is a world (src/testing.ts) with batch settings. */
 export type BatchWorld = World<Clock>;
@@ -221,4 +224,20 @@ export async function usageOf(w: BatchWorld, keyId: string): Promise<{ seconds: 
     (a, r) => ({ seconds: a.seconds + Number(r.cloud_seconds), tokens: a.tokens + Number(r.tokens_micro) }),
     { seconds: 0, tokens: 0 },
   );
+}
+
+const REPO = path.resolve(import.meta.dirname, '../../..');
+
+/** A UBFC-rPPG video of ../shared/data beside the checkout (or beside a git worktree one level deeper). */
+export function ubfcVideo(subject: string): string | undefined {
+  return [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../shared/data')]
+    .map((d) => path.join(d, 'ubfc2', subject, 'vid.mp4'))
+    .find((f) => existsSync(f));
+}
+
+/** The first `seconds` of `video` as a job uploads it (H.264, CRF 16), encoded once per machine (ffmpegCached). */
+export async function videoCut(video: string, seconds: number): Promise<Buffer> {
+  const args = ['-v', 'error', '-i', video, '-t', String(seconds), '-an'];
+  args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p');
+  return readFileSync(await ffmpegCached(args, '.mp4'));
 }

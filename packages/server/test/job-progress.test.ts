@@ -5,30 +5,16 @@
  * once settled, `stats` holds the engine's and the media's statistics instead. A real video (a 60 s
  * UBFC-rPPG cut made with ffmpeg, cached in the OS temp dir); skipped without the data.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
-import { createJob, json, systemClock } from './batch-world.js';
+import { createJob, json, systemClock, ubfcVideo, videoCut } from './batch-world.js';
 import { createWorld } from '../src/testing.js';
 import { PROGRESS_WRITE_MS } from '../src/batch/worker.js';
 
-const REPO = new URL('../../../', import.meta.url).pathname;
-const VIDEO = [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../shared/data')]
-  .map((d) => path.join(d, 'ubfc2/subject5/vid.mp4'))
-  .find((f) => existsSync(f));
+const VIDEO = ubfcVideo('subject5');
 
 describe.skipIf(!VIDEO)('job progress', () => {
   test('a running video job shows its stage and a growing fraction; a settled one its statistics', async () => {
-    const clip = readFileSync(
-      await ffmpegCached(
-        [
-          ...['-v', 'error', '-i', VIDEO!, '-t', '60', '-an'],
-          ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p'],
-        ],
-        '.mp4',
-      ),
-    );
+    const clip = await videoCut(VIDEO!, 60);
     const w = await createWorld({ batch: { embeddedWorker: false, concurrency: 1 }, clock: systemClock });
     try {
       await w.rt.startWorker();

@@ -8,22 +8,18 @@
  * without the data.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAuxAnalyzer, resolveFfmpeg, type AuxAnalysis } from '@vitals/media';
-import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
-import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
+import { createJob, json, systemClock, ubfcVideo, videoCut, waitFor, type BatchWorld } from './batch-world.js';
 import { createWorld } from '../src/testing.js';
 import { AUX_PARTS_IN_FLIGHT, AuxPipeline } from '../src/batch/aux-pipeline.js';
 import type { MediaThreads } from '../src/batch/media-threads.js';
 import { AUX_MIN_PER_WORKER, createMediaThreads } from '../src/batch/media-threads.js';
 
-const REPO = new URL('../../../', import.meta.url).pathname;
-const VIDEO = [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../shared/data')]
-  .map((d) => path.join(d, 'ubfc2/subject3/vid.mp4'))
-  .find((f) => existsSync(f));
+const VIDEO = ubfcVideo('subject3');
 
 /** The measurement as stored, without what names this job or this moment. */
 function stored(m: Record<string, unknown>): string {
@@ -89,15 +85,7 @@ describe.skipIf(!VIDEO)('aux pipeline', () => {
   }, 120_000);
 
   test('a video job: the same stored emotion and gaze as the main-thread path', async () => {
-    const clip = readFileSync(
-      await ffmpegCached(
-        [
-          ...['-v', 'error', '-i', VIDEO!, '-t', '21', '-an'],
-          ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p'],
-        ],
-        '.mp4',
-      ),
-    );
+    const clip = await videoCut(VIDEO!, 21);
     const run = async (threads: string): Promise<{ m: Record<string, unknown>; w: BatchWorld }> => {
       const w = await createWorld({
         batch: { embeddedWorker: false, concurrency: 1 },

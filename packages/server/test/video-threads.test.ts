@@ -10,11 +10,10 @@
  *   alone afterwards.
  * Real UBFC-rPPG cuts of 21 s (made with ffmpeg, cached in the OS temp dir); skipped without the data.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ffmpegCached } from '../../../scripts/testing/ffmpeg-cached.js';
-import { createJob, json, systemClock, waitFor, type BatchWorld } from './batch-world.js';
+import { createJob, json, systemClock, videoCut, waitFor, type BatchWorld } from './batch-world.js';
 import { createWorld, type TestServer } from '../src/testing.js';
 import { generatePhantom } from '@vitals/engine';
 import { createSession, encode, sendPaced, settledJob, TestClient } from './stream-helpers.js';
@@ -43,14 +42,7 @@ describe.skipIf(!HAS_DATA)('video jobs on worker threads', () => {
     // The cuts are encoded once per machine (keyed by their arguments and source) and reused.
     clips = await Promise.all(
       SUBJECTS.map(async (s) => {
-        const out = await ffmpegCached(
-          [
-            ...['-v', 'error', '-i', path.join(DATA, s, 'vid.mp4'), '-t', '21', '-an'],
-            ...['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '16', '-pix_fmt', 'yuv420p'],
-          ],
-          '.mp4',
-        );
-        return readFileSync(out);
+        return videoCut(path.join(DATA, s, 'vid.mp4'), 21);
       }),
     );
     // VITALS_MEDIA_THREADS=0 in the environment runs this test against the main-thread path, where

@@ -10,6 +10,13 @@
  *   npx tsx scripts/testing/pick-camera-subject.ts [seconds=40,60]
  *
  * Slow (the video pipeline on every labelled clip, a few minutes on a quiet 2-core machine).
+ *
+ *   npx tsx scripts/testing/pick-camera-subject.ts --phases [subject=subject12] [seconds=60]
+ *
+ * How much one capture of the chosen clip varies with the tracking phase: the same capture tracked
+ * from starting frames 0, 3, ..., 27 (a capture starts at whatever frame the camera is on when the
+ * page is ready, so the analysed frames fall at another phase each time), each graded on its first
+ * `seconds`. About a minute.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -46,57 +53,85 @@ function windowOf(packets: Packet[], fromSec: number, seconds: number): Packet[]
   return packets.filter((p) => p.tMicros >= a && p.tMicros < b);
 }
 
+const ffmpegArgs = (args: string[]): Promise<unknown> => run(resolveFfmpeg().ffmpeg, ['-v', 'error', '-y', ...args]);
+
+/** The camera's file, exactly as the Chromium test makes it: the clip resampled to 30 fps MJPEG. */
+async function cameraFile(data: string, item: Item, tmp: string): Promise<string> {
+  const mjpeg = path.join(tmp, `${item.id}.mjpeg`);
+  await ffmpegArgs(['-i', path.join(data, item.video), '-an', '-vf', 'fps=30', '-q:v', '2', '-f', 'mjpeg', mjpeg]);
+  return mjpeg;
+}
+
+/**
+ * The camera's frames from `startFrame` on, losslessly in H.264 (the video pipeline takes MP4/WebM
+ * only), through the Node video pipeline: the frames the pipeline tracks are the camera's.
+ */
+async function tracked(mjpeg: string, tmp: string, startFrame: number): ReturnType<typeof videoToPackets> {
+  const mp4 = path.join(tmp, `from-${startFrame}.mp4`);
+  const select = startFrame > 0 ? ['-vf', `select=gte(n\\,${startFrame}),setpts=N/30/TB`] : [];
+  await ffmpegArgs([
+    '-f',
+    'mjpeg',
+    '-framerate',
+    '30',
+    '-i',
+    mjpeg,
+    ...select,
+    '-c:v',
+    'libx264',
+    '-qp',
+    '0',
+    '-preset',
+    'ultrafast',
+    mp4,
+  ]);
+  try {
+    return await videoToPackets(mp4, { decodeBudgetMs: 3_600_000 });
+  } finally {
+    rmSync(mp4, { force: true });
+  }
+}
+
+/** The `--phases` run: one capture of `subject`, tracked from ten starting frames. */
+async function phases(data: string, tmp: string, subject: string, seconds: number): Promise<void> {
+  const item = labelled(data).find((i) => i.id === subject);
+  if (!item) throw new Error(`${subject} is not a labelled ubfc2 subject`);
+  const mjpeg = await cameraFile(data, item, tmp);
+  console.log(`${subject}, ${seconds} s from each starting frame (reference ${item.referenceHeartRateBpm} bpm)`);
+  for (let start = 0; start < 30; start += 3) {
+    const r = await tracked(mjpeg, tmp, start);
+    if (!r.ok) {
+      console.log(`frame ${start}\tfailed ${r.code}`);
+      continue;
+    }
+    const m = estimateOffline(windowOf(r.packets, 0, seconds));
+    console.log(
+      `frame ${start}\t${m.quality.level} ${m.quality.score.toFixed(2)}\tmedian SQI ${m.stats.medianSqi}\t` +
+        `internal ${(m.stats.internalHeartRateBpm ?? NaN).toFixed(1)} bpm\tpublished ${m.cardiac.heartRate?.value ?? '-'}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
-  const lengths = (process.argv[2] ?? '40,60').split(',').map(Number);
   const data = [path.resolve(REPO_ROOT, '../shared/data'), path.resolve(REPO_ROOT, '../../shared/data')].find((d) =>
     existsSync(path.join(d, 'MANIFEST.json')),
   );
   if (!data) throw new Error('../shared/data not found');
   const tmp = mkdtempSync(path.join(tmpdir(), 'vitals-pick-'));
-  const { ffmpeg } = resolveFfmpeg();
+  if (process.argv[2] === '--phases') {
+    try {
+      return await phases(data, tmp, process.argv[3] ?? 'subject12', Number(process.argv[4] ?? 60));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  const lengths = (process.argv[2] ?? '40,60').split(',').map(Number);
   const rows: string[] = [];
   try {
     for (const item of labelled(data)) {
-      // The camera's file (30 fps MJPEG), then its decoded frames losslessly in H.264 (the video
-      // pipeline takes MP4/WebM only): the frames the pipeline tracks are the camera's.
-      const mjpeg = path.join(tmp, `${item.id}.mjpeg`);
-      const mp4 = path.join(tmp, `${item.id}.mp4`);
-      await run(ffmpeg, [
-        '-v',
-        'error',
-        '-y',
-        '-i',
-        path.join(data, item.video),
-        '-an',
-        '-vf',
-        'fps=30',
-        '-q:v',
-        '2',
-        '-f',
-        'mjpeg',
-        mjpeg,
-      ]);
-      await run(ffmpeg, [
-        '-v',
-        'error',
-        '-y',
-        '-f',
-        'mjpeg',
-        '-framerate',
-        '30',
-        '-i',
-        mjpeg,
-        '-c:v',
-        'libx264',
-        '-qp',
-        '0',
-        '-preset',
-        'ultrafast',
-        mp4,
-      ]);
+      const mjpeg = await cameraFile(data, item, tmp);
+      const r = await tracked(mjpeg, tmp, 0);
       rmSync(mjpeg, { force: true });
-      const r = await videoToPackets(mp4, { decodeBudgetMs: 3_600_000 });
-      rmSync(mp4, { force: true });
       if (!r.ok) {
         rows.push(`${item.id}\tfailed ${r.code}`);
         continue;

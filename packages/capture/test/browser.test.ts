@@ -33,6 +33,15 @@ const DATA = [path.resolve(REPO_ROOT, '../shared/data'), path.resolve(REPO_ROOT,
  */
 const SUBJECT = { video: 'ubfc2/subject12/vid.mp4', referenceBpm: 66.56 };
 const CAPTURE_SEC = 60;
+/**
+ * Each capture is a new measurement, and this clip sits on the publication edge: the same 60 s
+ * tracked from ten starting frames 0.1 s apart (the page's detection phase varies like that) in
+ * Node graded 8 fair, 2 poor (scores 0.39-0.56, internal rates 65.1-67.6 bpm, every one within 1.5
+ * bpm; docs/capture.md "The test clip"). So about one capture in five withholds a correct rate; two
+ * more captures bring a test's chance of failing on that to about 1 in 125. A late fake camera is
+ * told apart (OVERLOADED RUN), and a stream that loses or changes a crop fails every try.
+ */
+const CAPTURE_RETRIES = 2;
 const HAS_CHROMIUM = chromiumOrSkip() !== undefined;
 /**
  * Chromium and the service run at a raised priority where allowed (CI runs as root): the fake camera
@@ -142,10 +151,9 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
       await served?.stop();
     });
 
-    // One retry: a late fake camera plays the face slow (docs/capture.md); a second capture is a new measurement.
     it(
       'on the device: the result within 3 bpm of the reference, stored through the demo backend',
-      { retry: 1, timeout: 240_000 },
+      { retry: CAPTURE_RETRIES, timeout: 240_000 },
       async () => {
         const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
         await guard(ctx, served.baseUrl, foreign);
@@ -212,7 +220,7 @@ describe.skipIf(!HAS_CHROMIUM || !DATA)(
     // computes), then against the reference like the on-device one.
     it(
       'in the cloud: the stream from the same page stores an attested measurement within 3 bpm',
-      { retry: 1, timeout: 240_000 },
+      { retry: CAPTURE_RETRIES, timeout: 240_000 },
       async () => {
         const ctx = await browser.newContext({ viewport: { width: 760, height: 1100 } });
         await guard(ctx, served.baseUrl, foreign);

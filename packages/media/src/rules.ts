@@ -4,6 +4,7 @@
  * size. Bitrate is never a rejection (CLARIFICATIONS 25).
  */
 import {
+  VIDEO_MAX_DURATION_SEC,
   VIDEO_MIN_DURATION_SEC,
   VIDEO_MIN_FACE_PRESENCE,
   VIDEO_MIN_FACE_WIDTH_PX,
@@ -53,6 +54,32 @@ export function median(values: number[]): number {
   const s = Float64Array.from(values).sort();
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** "1 h 12 min", "61 min", "59.5 s": a video's length as a person reads it. */
+function lengthText(sec: number): string {
+  if (sec < 60) return `${sec.toFixed(1)} s`;
+  const min = Math.floor(sec / 60);
+  return min < 120 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+/**
+ * Longer than `maxSec` (default VIDEO_MAX_DURATION_SEC): `unsupported_media`, the spec's code for
+ * a video the service does not take, before anything is decoded (the container's duration) or as
+ * soon as the decoded frames pass it (a container that does not say, or says less).
+ */
+export function lengthRejection(
+  durationSec: number,
+  stats: Partial<VideoStats>,
+  maxSec: number = VIDEO_MAX_DURATION_SEC,
+): VideoRejection | null {
+  if (!(durationSec > maxSec)) return null;
+  const said = Number.isFinite(durationSec) ? `lasts ${lengthText(durationSec)}, longer than` : 'is longer than';
+  return reject(
+    'unsupported_media',
+    `The video ${said} the ${lengthText(maxSec)} a video may last: cut out the part to measure and upload that.`,
+    stats,
+  );
 }
 
 /** Too short, then too slow; null when both pass. */

@@ -4,7 +4,7 @@
  * rejections in order (rules.ts).
  */
 import { stat } from 'node:fs/promises';
-import { AUX_SIZE, type Box, type BoxKalmanOptions, type Packet } from '@vitals/protocol';
+import { AUX_SIZE, VIDEO_MAX_DURATION_SEC, type Box, type BoxKalmanOptions, type Packet } from '@vitals/protocol';
 import {
   decodeFrames,
   DECODE_THREADS,
@@ -35,6 +35,7 @@ import {
   type VideoResult,
   type VideoStats,
   sizeRejection,
+  lengthRejection,
 } from './rules.js';
 import { I420Frame, i420Bytes, yuvMatrixFor } from './yuv.js';
 
@@ -77,6 +78,11 @@ export interface VideoOptions {
   yuv?: boolean;
   /** Wall-clock bound on decoding and following faces (default `decodeBudgetMs` of the duration). */
   decodeBudgetMs?: number;
+  /**
+   * Longest video taken, seconds (default VIDEO_MAX_DURATION_SEC, one hour): refused from the
+   * container's duration, or once the decoded frames pass it (`unsupported_media`).
+   */
+  maxDurationSec?: number;
   /** Tuning of the crop's Kalman smoother (defaults: see VIDEO_KALMAN). */
   kalman?: BoxKalmanOptions;
   /** Evaluation only: the tracker's `cropBox` (scripts/eval/box-sensitivity.ts). */
@@ -109,7 +115,7 @@ const MULTI_FACE_SHARE = 0.05;
  */
 export async function videoToPackets(filePath: string, opts: VideoOptions = {}): Promise<VideoResult> {
   opts.signal?.throwIfAborted();
-  const pre = await preflight(filePath);
+  const pre = await preflight(filePath, opts.maxDurationSec);
   if (!pre.ok) return pre;
   const { bins, info } = pre;
   const [detector, times] = await Promise.all([
@@ -124,6 +130,7 @@ export async function videoToPackets(filePath: string, opts: VideoOptions = {}):
   try {
     run = await followFaces(filePath, info, bins, detector, times, { ...opts, signal });
   } catch (err) {
+    if (err instanceof TooLong) return lengthRejection(Infinity, baseStats(info), opts.maxDurationSec)!;
     if (budget.aborted && !opts.signal?.aborted)
       return reject(
         'unsupported_media',
@@ -158,7 +165,10 @@ const baseStats = (info: ProbeInfo): Partial<VideoStats> => ({
 });
 
 /** Readable, supported, and long and fast enough by the container's own figures (confirmed after decoding). */
-async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPaths; info: ProbeInfo } | VideoRejection> {
+async function preflight(
+  filePath: string,
+  maxDurationSec: number | undefined,
+): Promise<{ ok: true; bins: FfmpegPaths; info: ProbeInfo } | VideoRejection> {
   const st = await stat(filePath).catch(() => null);
   if (!st?.isFile()) return reject('unsupported_media', 'The video file cannot be read.');
   const bins = resolveFfmpeg();
@@ -169,6 +179,12 @@ async function preflight(filePath: string): Promise<{ ok: true; bins: FfmpegPath
   const rateFps = Number.isFinite(info.fps) ? info.fps : info.frameCount / info.durationSec;
   const tooBig = sizeRejection(info.width, info.height, rateFps, baseStats(info));
   if (tooBig) return tooBig;
+  const tooLong = lengthRejection(
+    info.durationSec,
+    { ...baseStats(info), durationSec: info.durationSec },
+    maxDurationSec,
+  );
+  if (tooLong) return tooLong;
   const early = timingRejection(finite(info.durationSec), finite(info.fps), {
     ...baseStats(info),
     durationSec: info.durationSec,
@@ -236,6 +252,7 @@ async function followFaces(
     },
   });
   const stamps: number[] = [];
+  const maxSec = opts.maxDurationSec ?? VIDEO_MAX_DURATION_SEC;
   try {
     for await (const raw of decodeFrames(bins.ffmpeg, file, {
       ...size,
@@ -247,6 +264,8 @@ async function followFaces(
       signal: opts.signal,
     })) {
       const { index, tSec, data, width, height } = raw;
+      // A container that does not say its duration (or says less) is stopped at the cap, not decoded for hours.
+      if (stamps.length > 0 && tSec - stamps[0] > maxSec) throw new TooLong();
       const frame = matrix ? new I420Frame(index, tSec, data, rgbPool.take(), width, height, matrix) : raw;
       stamps.push(frame.tSec);
       await tracker.push(frame);
@@ -259,6 +278,9 @@ async function followFaces(
     throw err;
   }
 }
+
+/** The decoded frames passed the longest duration taken. */
+class TooLong extends Error {}
 
 /** `encoder`, handing each JPEG to `onJpeg` as it resolves (in order: the encoder answers in order). */
 function tapped(encoder: JpegStreamEncoder, onJpeg: (jpeg: Uint8Array) => void): AuxEncoder {

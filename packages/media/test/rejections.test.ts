@@ -2,14 +2,17 @@
  * Spec: Video rejections, checked in order (CLARIFICATIONS 22). Every code is produced here by a
  * generated clip, so these cases run everywhere (no recordings needed).
  */
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { videoToPackets, type VideoStats } from '../src/index.js';
+import { resolveFfmpeg, videoToPackets, type VideoStats } from '../src/index.js';
 import { faceRejection, sizeRejection, timingRejection } from '../src/rules.js';
 import type { FaceDetector } from '../src/detector.js';
 import { makeClip, skinDetector, tempDir } from './helpers.js';
 
+const run = promisify(execFile);
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 const at = (name: string): string => path.join(tmp.dir, name);
@@ -83,6 +86,67 @@ describe('size caps: refused from the probe, before decoding (issue 19)', () => 
     const clip = await makeClip(at('budget.mp4'), { seconds: 21, fps: 25, faces: [FACE] });
     const r = await videoToPackets(clip, { detector: skinDetector, decodeBudgetMs: 50 });
     expect(r).toMatchObject({ ok: false, code: 'unsupported_media', message: expect.stringMatching(/within 0\.1 s/) });
+  });
+});
+
+describe('one hour at most (docs/decisions.md "Batch and uploads")', () => {
+  let detected = 0;
+  const counting: FaceDetector = { ...skinDetector, detect: (...a) => (detected++, skinDetector.detect(...a)) };
+  const ffmpeg = (args: string[], opts: { encoding?: 'buffer' } = {}) =>
+    run(resolveFfmpeg().ffmpeg, ['-v', 'error', '-y', ...args], { ...opts, maxBuffer: 64 << 20 });
+
+  beforeAll(async () => {
+    // 62 minutes without a re-encode: a 2 s clip repeated (the container says 3720 s).
+    const short = await makeClip(at('two-seconds.mp4'), { seconds: 2, fps: 5, width: 160, height: 120 });
+    await ffmpeg(['-stream_loop', '1859', '-i', short, '-c', 'copy', at('62-min.mp4')]);
+    // WebM written to a pipe has no duration in its header: only the decoded frames tell.
+    const { stdout } = await ffmpeg(
+      [
+        ...['-f', 'lavfi', '-i', 'color=c=0x303030:size=320x240:rate=25:duration=25'],
+        ...['-vf', `drawbox=x=100+2*sin(t):y=50:w=120:h=140:color=0xE0AC8C:t=fill`],
+        ...['-c:v', 'libvpx', '-deadline', 'realtime', '-f', 'webm', 'pipe:1'],
+      ],
+      { encoding: 'buffer' },
+    );
+    writeFileSync(at('no-duration.webm'), stdout as unknown as Buffer);
+  }, 120_000);
+
+  it('a 62-minute video is refused from the probe, saying how long it is, before any frame is decoded', async () => {
+    detected = 0;
+    const r = await videoToPackets(at('62-min.mp4'), { detector: counting });
+    expect(r).toMatchObject({
+      ok: false,
+      code: 'unsupported_media',
+      message:
+        'The video lasts 62 min, longer than the 60 min a video may last: cut out the part to measure and upload that.',
+    });
+    expect(detected).toBe(0);
+  });
+
+  it('a video whose container does not say its length is stopped once its frames pass the cap', async () => {
+    const probe = await run(resolveFfmpeg().ffprobe, [
+      '-v',
+      'error',
+      '-show_entries',
+      'format=duration',
+      '-of',
+      'csv=p=0',
+      at('no-duration.webm'),
+    ]);
+    expect(probe.stdout.trim()).toMatch(/^(N\/A)?$/); // the premise: no duration to refuse from
+    detected = 0;
+    const r = await videoToPackets(at('no-duration.webm'), { detector: counting, maxDurationSec: 21 });
+    expect(r).toMatchObject({
+      ok: false,
+      code: 'unsupported_media',
+      message: expect.stringMatching(/^The video is longer than the 21\.0 s a video may last/),
+    });
+    // Analyses stop near 21 s (4 a second): the rest of the 25 s is not followed.
+    expect(detected).toBeGreaterThan(0);
+    expect(detected).toBeLessThanOrEqual(4 * 22);
+    // The same file under the default cap is measured.
+    const whole = await videoToPackets(at('no-duration.webm'), { detector: skinDetector });
+    expect(whole.ok, JSON.stringify(!whole.ok && whole)).toBe(true);
   });
 });
 

@@ -30,6 +30,11 @@ export const IDEMPOTENCY_KEY_MIN = 16;
 export const IDEMPOTENCY_KEY_MAX = 200;
 export const VIDEO_MIN_FPS = 20;
 export const VIDEO_MIN_DURATION_SEC = 20;
+/**
+ * Longest video measured: one hour, as for a frames file's header. Not in the spec's limits table
+ * (docs/decisions.md "Batch and uploads"); a longer video fails `unsupported_media`.
+ */
+export const VIDEO_MAX_DURATION_SEC = 3600;
 export const VIDEO_MIN_FACE_PRESENCE = 0.7;
 export const VIDEO_MIN_FACE_WIDTH_PX = 100;
 export const JOB_WEBHOOK_ATTEMPTS = 3;

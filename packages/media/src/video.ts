@@ -50,6 +50,17 @@ export interface VideoOptions {
    * while the video is still being followed.
    */
   onAux?: (jpeg: Uint8Array) => void;
+  /**
+   * Called with each type 1/2/3 packet as it is made, in the order of the result's packets (aux
+   * chunks are merged into the result only).
+   */
+  onPacket?: (p: Packet) => void;
+  /**
+   * Keep the type-1 face crops in the result (default true). false with `onPacket`: the caller
+   * consumes them as they come (an hour of video is ~400 MB of crops), and the result holds the
+   * other packets.
+   */
+  keepCrops?: boolean;
   /** Called with the fraction decoded, 0..1, at most about every 1 %. */
   onProgress?: (fraction: number) => void;
   /** Aborting kills ffmpeg and rejects with the signal's reason. */
@@ -243,6 +254,8 @@ async function followFaces(
     scaleBack: size.scaleBack,
     kalman: opts.kalman ?? VIDEO_KALMAN,
     cropBox: opts.cropBox,
+    onPacket: opts.onPacket,
+    keepCrops: opts.keepCrops,
     aux: auxEncoder && opts.onAux ? tapped(auxEncoder, opts.onAux) : auxEncoder,
     onFrameDone: (frame) => {
       if (frame instanceof I420Frame) {

@@ -199,3 +199,24 @@ describe('telemetry from landmarks', () => {
     expect(Array.from(s.subarray(TELEMETRY_USED_SLOTS)).every((v) => v === 0)).toBe(true);
   });
 });
+
+describe('keepCrops: false with onPacket (a caller that consumes the crops as they come)', () => {
+  it('hands over the packets of a kept run in order, and keeps all but the crops', async () => {
+    const file = await makeClip(at('consumed.mp4'), { seconds: 21, fps: 25, faces: [FACE] });
+    const kept = ok(await videoToPackets(file, { detector: skinDetector, aux: true }));
+    const seen: Packet[] = [];
+    const consumed = ok(
+      await videoToPackets(file, {
+        detector: skinDetector,
+        aux: true,
+        keepCrops: false,
+        onPacket: (p) => seen.push(p),
+      }),
+    );
+    expect(ofType(kept.packets, 1).length).toBeGreaterThan(400);
+    expect(seen).toEqual(kept.packets.filter((p) => p.type !== 4));
+    expect(consumed.packets).toEqual(kept.packets.filter((p) => p.type !== 1));
+    expect(ofType(consumed.packets, 4).length).toBeGreaterThan(0);
+    expect(consumed.stats).toEqual(kept.stats);
+  });
+});

@@ -6,11 +6,11 @@
  * the TypeScript sources as in production from dist.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { createAuxAnalyzer, resolveFfmpeg } from '@vitals/media';
+import { createAuxAnalyzer, resolveFfmpeg, videoToPackets } from '@vitals/media';
 import { estimateOffline, generatePhantom, StreamingEstimator, analyzeTrace } from '@vitals/engine';
 import { encodeFramesFile } from '@vitals/protocol';
 import {
@@ -20,7 +20,8 @@ import {
   THREAD_MIN_FRAMES_BYTES,
 } from '../src/batch/media-threads.js';
 import { checkFramesFile } from '../src/batch/frames.js';
-import { encodePacket } from './batch-world.js';
+import { videoCaptureSource } from '../src/domain/measurement-fields.js';
+import { encodePacket, ubfcVideo, videoCut } from './batch-world.js';
 
 const threads = createMediaThreads(1);
 afterAll(() => threads.close());
@@ -91,4 +92,38 @@ describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the v
     // Both workers took part (each analysed its share).
     expect(two.stats().video).toMatchObject({ workers: 2 });
   }, 180_000);
+});
+
+const SUBJECT5 = ubfcVideo('subject5');
+
+describe.skipIf(!SUBJECT5)('a video job: followed and estimated in one place, its crops never kept', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-video-consumer-'));
+  const none = createMediaThreads(0);
+  afterAll(async () => {
+    await none.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('on a video worker and on the main thread: the measurement of every packet, without the crops', async () => {
+    const file = path.join(dir, 'subject5-25s.mp4');
+    writeFileSync(file, await videoCut(SUBJECT5!, 25));
+    // The reference: every packet kept, then the offline estimator, as a job did before.
+    const ref = await videoToPackets(file, { aux: true });
+    if (!ref.ok) throw new Error(ref.message);
+    const expected = estimateOffline(ref.packets, { source: videoCaptureSource(ref.stats) });
+    expect(expected.cardiac.heartRate).not.toBeNull(); // a real pulse, so the comparison means something
+    const rest = ref.packets.filter((p) => p.type !== 1);
+    expect(rest.some((p) => p.type === 4)).toBe(true); // the aux chunks stay with the job
+    for (const [where, t] of [
+      ['a video worker', threads],
+      ['the main thread', none],
+    ] as const) {
+      const got = await t.video(file, { aux: true }, signal);
+      if (!got.ok) throw new Error(`${where}: ${got.message}`);
+      expect({ where, measurement: got.measurement }).toEqual({ where, measurement: expected });
+      expect({ where, stats: got.stats }).toEqual({ where, stats: ref.stats });
+      expect({ where, packets: got.packets }).toEqual({ where, packets: rest });
+    }
+    expect(threads.stats().video).toMatchObject({ workers: 1 });
+  }, 240_000);
 });

@@ -36,6 +36,11 @@ export interface PacketizerOptions {
   /** Keep packets in `packets` (default true; a live capture that streams them may not need them). */
   keep?: boolean;
   /**
+   * Keep the type-1 face crops in `packets` (default true). false: only `onPacket` sees them, and
+   * `finish` returns the other packets (a long video's crops are most of its memory, 3.9 KB a frame).
+   */
+  keepCrops?: boolean;
+  /**
    * Evaluation only: maps the smoothed box to the box that is cropped (type-1 pixels, and the
    * quality packet's brightness, which is the crop's; motion and face width keep the smoothed box).
    * scripts/eval/box-sensitivity.ts measures how results move under boxes a pixel or a per cent
@@ -138,7 +143,7 @@ export class Packetizer {
   }
 
   private out(p: Packet): void {
-    if (this.opts.keep !== false) this.packets.push(p);
+    if (this.opts.keep !== false && (p.type !== 1 || this.opts.keepCrops !== false)) this.packets.push(p);
     this.opts.onPacket?.(p);
   }
 

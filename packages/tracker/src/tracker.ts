@@ -40,6 +40,8 @@ export interface TrackerOptions<F extends TrackerFrame = TrackerFrame> {
   onPacket?: (p: Packet) => void;
   /** Keep every packet for `finish` (default true). */
   keep?: boolean;
+  /** Keep the type-1 crops for `finish` (default true; PacketizerOptions.keepCrops). */
+  keepCrops?: boolean;
   /** Called when the tracker is done with a frame (its buffer may be reused). */
   onFrameDone?: (frame: F) => void;
   /** Each analysed frame's outcome (guidance: faces seen, detector time). */
@@ -82,6 +84,7 @@ export class FaceTracker<F extends TrackerFrame = TrackerFrame> {
       cropBox: opts.cropBox,
       onPacket: opts.onPacket,
       keep: opts.keep,
+      keepCrops: opts.keepCrops,
     });
   }
 

@@ -16,6 +16,9 @@ export {
   createVideoPool,
   defaultVideoThreads,
   VIDEO_WORKER_NICE,
+  type ConsumedVideoResult,
+  type CreatePacketConsumer,
+  type PacketConsumer,
   type VideoPool,
   type VideoPoolOptions,
 } from './video-pool.js';

@@ -5,14 +5,15 @@
  * same as each run alone) and never block the caller's event loop.
  */
 import os from 'node:os';
+import type { Packet } from '@vitals/protocol';
 import type { AuxAnalysis } from '../aux-analyzer.js';
-import type { VideoOptions, VideoResult } from '../video.js';
+import type { VideoOptions, VideoResult, VideoStats } from '../video.js';
 import { siblingModule } from './spawn.js';
 import { createThreadPool } from './thread-pool.js';
 
 /** What crosses to the worker: the file and the options that are plain data, or aux JPEGs to analyse. */
 export type VideoTask =
-  | { kind: 'video'; file: string; opts: VideoPoolOptions; emitAux?: boolean }
+  | { kind: 'video'; file: string; opts: VideoPoolOptions; emitAux?: boolean; consume?: boolean }
   | { kind: 'aux'; images: Uint8Array[] }
   | { kind: 'aux-capabilities' };
 
@@ -21,7 +22,25 @@ export interface AuxCapabilities {
   gaze: boolean;
 }
 
-export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'onAux' | 'detector'>;
+export type VideoPoolOptions = Omit<VideoOptions, 'signal' | 'onProgress' | 'onAux' | 'onPacket' | 'detector'>;
+
+/**
+ * What a pool's `consumer` module makes for each consumed video, in the worker: it is handed every
+ * type 1/2/3 packet as the video is followed (the crops are not kept), and its `finish` value
+ * (plain data) comes back as the result's `consumed`. The server's builds the engine's trace and
+ * estimates it, so an hour of video never holds its ~400 MB of crops, nor copies them between threads.
+ */
+export interface PacketConsumer {
+  push(p: Packet): void;
+  finish(stats: VideoStats): unknown;
+}
+
+/** A consumer module exports this. */
+export type CreatePacketConsumer = () => PacketConsumer;
+
+/** A consumed video's result: the packets other than the crops, and the consumer's value. */
+export type ConsumedVideoResult =
+  Exclude<VideoResult, { ok: true }> | (Extract<VideoResult, { ok: true }> & { consumed: unknown });
 
 export interface VideoPool {
   /** Most videos processed at once (one worker each). */
@@ -32,6 +51,15 @@ export interface VideoPool {
     opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void; onAux?: (jpeg: Uint8Array) => void },
     signal?: AbortSignal,
   ): Promise<VideoResult>;
+  /**
+   * The same video through the pool's `consumer` module (`createPacketConsumer`): the crops go to
+   * it as they are made, never kept or sent back. Throws when the pool has no consumer.
+   */
+  consume(
+    file: string,
+    opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void; onAux?: (jpeg: Uint8Array) => void },
+    signal?: AbortSignal,
+  ): Promise<ConsumedVideoResult>;
   /** `createAuxAnalyzer().analyze` of each image, in order, in a worker (emotion and gaze of a job). */
   analyzeAux(images: Uint8Array[], signal?: AbortSignal): Promise<AuxAnalysis[]>;
   /** Whether the emotion and iris models load (a worker loads them; the caller's thread does not). */
@@ -46,23 +74,38 @@ export const defaultVideoThreads = (): number => os.availableParallelism();
 /** How much lower than the caller's the video workers' (and their ffmpeg's) CPU priority is. */
 export const VIDEO_WORKER_NICE = 10;
 
-export function createVideoPool(options: { size?: number; maxQueued?: number; nice?: number } = {}): VideoPool {
+/**
+ * `consumer`: a module (URL) exporting `createPacketConsumer: CreatePacketConsumer`, imported by
+ * each worker on its first consumed video (`VideoPool.consume`).
+ */
+export function createVideoPool(
+  options: { size?: number; maxQueued?: number; nice?: number; consumer?: URL } = {},
+): VideoPool {
   const pool = createThreadPool<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>({
     entry: siblingModule(import.meta.url, 'video-worker'),
     size: options.size ?? defaultVideoThreads(),
     maxQueued: options.maxQueued,
     name: 'video',
-    workerData: { nice: options.nice ?? VIDEO_WORKER_NICE },
+    workerData: { nice: options.nice ?? VIDEO_WORKER_NICE, consumer: options.consumer?.href },
   });
+  const video = (
+    file: string,
+    opts: Parameters<VideoPool['run']>[1],
+    signal: AbortSignal | undefined,
+    consume: boolean,
+  ) => {
+    const { onProgress, onAux, ...plain } = opts ?? {};
+    const onItem = onAux ? (v: unknown) => onAux(v as Uint8Array) : undefined;
+    return pool.run({ kind: 'video', file, opts: plain, emitAux: !!onAux, consume }, { signal, onProgress, onItem });
+  };
   return {
     size: pool.size,
     run(file, opts = {}, signal) {
-      const { onProgress, onAux, ...plain } = opts;
-      const onItem = onAux ? (v: unknown) => onAux(v as Uint8Array) : undefined;
-      return pool.run(
-        { kind: 'video', file, opts: plain, emitAux: !!onAux },
-        { signal, onProgress, onItem },
-      ) as Promise<VideoResult>;
+      return video(file, opts, signal, false) as Promise<VideoResult>;
+    },
+    consume(file, opts = {}, signal) {
+      if (!options.consumer) return Promise.reject(new Error('this video pool has no consumer module'));
+      return video(file, opts, signal, true) as Promise<ConsumedVideoResult>;
     },
     analyzeAux(images, signal) {
       return pool.run({ kind: 'aux', images }, { signal }) as Promise<AuxAnalysis[]>;

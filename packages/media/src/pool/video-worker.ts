@@ -9,20 +9,24 @@ import { createAuxAnalyzer, type AuxAnalysis, type AuxAnalyzer } from '../aux-an
 import { videoToPackets, type VideoResult } from '../video.js';
 import { lowerThreadPriority } from './priority.js';
 import { serveTasks } from './serve.js';
-import type { AuxCapabilities, VideoTask } from './video-pool.js';
+import type { AuxCapabilities, ConsumedVideoResult, CreatePacketConsumer, VideoTask } from './video-pool.js';
 
-lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
+const data = workerData as { nice?: number; consumer?: string } | null;
+lowerThreadPriority(data?.nice ?? 0);
 
 let analyzer: Promise<AuxAnalyzer> | undefined;
+let consumerModule: Promise<{ createPacketConsumer: CreatePacketConsumer }> | undefined;
 
-serveTasks<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, { signal, progress, emit }) => {
-  if (task.kind === 'video')
-    return videoToPackets(task.file, {
-      ...task.opts,
-      signal,
-      onProgress: progress,
-      onAux: task.emitAux ? (jpeg) => emit(jpeg) : undefined,
-    });
+serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, ctx) => {
+  const { signal, progress, emit } = ctx;
+  if (task.kind === 'video') {
+    const opts = { ...task.opts, signal, onProgress: progress, onAux: task.emitAux ? emit : undefined };
+    if (!task.consume) return videoToPackets(task.file, opts);
+    if (!data?.consumer) throw new Error('this video pool has no consumer module');
+    const consumer = (await (consumerModule ??= import(data.consumer))).createPacketConsumer();
+    const res = await videoToPackets(task.file, { ...opts, onPacket: (p) => consumer.push(p), keepCrops: false });
+    return res.ok ? { ...res, consumed: await consumer.finish(res.stats) } : res;
+  }
   // The aux models (emotion, iris) load once per worker, on its first aux task.
   const a = await (analyzer ??= createAuxAnalyzer());
   if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };

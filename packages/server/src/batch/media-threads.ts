@@ -11,6 +11,7 @@ import type { CaptureSource, EngineMeasurement, RgbTrace } from '@vitals/engine'
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
 import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
+import type { VideoPacketConsumer } from './video-consumer.js';
 import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
 import { checkFramesFile } from './frames.js';
 import { reassembleAux } from './aux.js';
@@ -32,13 +33,26 @@ export interface FramesOutcome {
   auxImages: Uint8Array[];
 }
 
+/**
+ * A video job's outcome: the video's rejection, or its statistics, its packets other than the face
+ * crops (telemetry, aux chunks) and the measurement of its crops.
+ */
+export type MeasuredVideo =
+  | Exclude<VideoResult, { ok: true }>
+  | (Omit<Extract<VideoResult, { ok: true }>, 'packets'> & { packets: Packet[]; measurement: EngineMeasurement });
+
 export interface MediaThreads {
   readonly threads: number;
+  /**
+   * Follows the face of a video and estimates it where it was followed (a video worker; the main
+   * thread with no threads): the crops go into the engine's trace as they are made and are never
+   * kept (video-consumer.ts), so a video's memory does not grow with its crops.
+   */
   video(
     file: string,
     opts: VideoPoolOptions & { onProgress?: (f: number) => void; onAux?: (jpeg: Uint8Array) => void },
     signal: AbortSignal,
-  ): Promise<VideoResult>;
+  ): Promise<MeasuredVideo>;
   /** `source`: what the server knows of the source video, for the quality reasons. */
   estimate(packets: Packet[], signal: AbortSignal, source?: CaptureSource): Promise<EngineMeasurement>;
   /** A live session's final analysis (`analyzeTrace` of its estimator's input; a thread for long ones). */
@@ -76,7 +90,12 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
   const started: { video?: VideoPool; estimator?: ThreadPool<EstimateTask, EstimateOutput>; liveAux?: VideoPool } = {};
   const getVideoPool = (): Promise<VideoPool> =>
     (videoPool ??= import('@vitals/media/threads').then(
-      (m) => (started.video = m.createVideoPool({ size: threads, nice })),
+      (m) =>
+        (started.video = m.createVideoPool({
+          size: threads,
+          nice,
+          consumer: m.siblingModule(import.meta.url, 'video-consumer'),
+        })),
     ));
   const getEstimator = (): Promise<ThreadPool<EstimateTask, EstimateOutput>> =>
     (estimator ??= import('@vitals/media/threads').then(
@@ -95,10 +114,18 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
     threads,
     async video(file, opts, signal) {
       if (threads === 0) {
-        const { videoToPackets } = await import('@vitals/media');
-        return videoToPackets(file, { ...opts, signal });
+        const [{ videoToPackets }, { createPacketConsumer }] = await Promise.all([
+          import('@vitals/media'),
+          import('./video-consumer.js'),
+        ]);
+        const consumer = createPacketConsumer();
+        const res = await videoToPackets(file, { ...opts, signal, onPacket: consumer.push, keepCrops: false });
+        return res.ok ? { ...res, measurement: consumer.finish(res.stats) } : res;
       }
-      return (await getVideoPool()).run(file, opts, signal);
+      const res = await (await getVideoPool()).consume(file, opts, signal);
+      if (!res.ok) return res;
+      const { consumed, ...rest } = res;
+      return { ...rest, measurement: consumed as ReturnType<VideoPacketConsumer['finish']> };
     },
     async estimate(packets, signal, source) {
       let crops = 0;

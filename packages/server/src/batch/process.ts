@@ -7,7 +7,7 @@
 import type { EngineMeasurement } from '@vitals/engine';
 import type { VideoStats } from '@vitals/media';
 import type { Settlement } from '../domain/jobs.js';
-import { measurementFields, newAuxAggregate, videoCaptureSource } from '../domain/measurement-fields.js';
+import { measurementFields, newAuxAggregate } from '../domain/measurement-fields.js';
 import type { JobRow } from '../store/jobs.js';
 import type { BatchRuntime } from './batch-runtime.js';
 import { analyzeAux, reassembleAux, sumAux } from './aux.js';
@@ -69,10 +69,9 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
       }
       mediaStats = res.stats;
       hooks.signal.throwIfAborted();
-      hooks.progress('estimating', 0.9);
-      const packets = res.packets;
-      m = await rt.threads.estimate(packets, hooks.signal, videoCaptureSource(res.stats));
-      auxImages = () => reassembleAux(packets);
+      // Estimated where the face was followed (media-threads.ts `video`): the crops are not here.
+      m = res.measurement;
+      auxImages = () => reassembleAux(res.packets);
     } catch (err) {
       pipeline?.cancel();
       throw err;

@@ -169,12 +169,17 @@ async function runMode(threads: number, clips: Buffer[], full: boolean): Promise
       }
     })();
     const t0 = performance.now();
-    await work();
-    const wallMs = performance.now() - t0;
-    on = false;
-    await poller;
-    eld.disable();
-    clearInterval(drift);
+    let wallMs: number;
+    try {
+      await work();
+      wallMs = performance.now() - t0;
+    } finally {
+      // Also when a job fails: its error is reported, not a poll of the server closed after it.
+      on = false;
+      await poller.catch(() => undefined);
+      eld.disable();
+      clearInterval(drift);
+    }
     return { latency: { ...latencyOf(v), loopMax: eld.max / 1e6 }, wallMs };
   };
   const timed = async (work: () => Promise<unknown>): Promise<number> => {

@@ -17,13 +17,23 @@ lowerThreadPriority(data?.nice ?? 0);
 let analyzer: Promise<AuxAnalyzer> | undefined;
 let consumerModule: Promise<{ createPacketConsumer: CreatePacketConsumer }> | undefined;
 
+/**
+ * The pool's consumer module. A caller running from its TypeScript sources (tests, `tsx` scripts)
+ * names a `.ts` module, which a worker started from built JavaScript cannot import on its own: tsx's
+ * ESM hooks are registered first, as spawn.ts does for a `.ts` entry.
+ */
+async function importConsumer(url: string): Promise<{ createPacketConsumer: CreatePacketConsumer }> {
+  if (new URL(url).pathname.endsWith('.ts')) (await import('tsx/esm/api')).register();
+  return import(url) as Promise<{ createPacketConsumer: CreatePacketConsumer }>;
+}
+
 serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, ctx) => {
   const { signal, progress, emit } = ctx;
   if (task.kind === 'video') {
     const opts = { ...task.opts, signal, onProgress: progress, onAux: task.emitAux ? emit : undefined };
     if (!task.consume) return videoToPackets(task.file, opts);
     if (!data?.consumer) throw new Error('this video pool has no consumer module');
-    const consumer = (await (consumerModule ??= import(data.consumer))).createPacketConsumer();
+    const consumer = (await (consumerModule ??= importConsumer(data.consumer))).createPacketConsumer();
     const res = await videoToPackets(task.file, { ...opts, onPacket: (p) => consumer.push(p), keepCrops: false });
     return res.ok ? { ...res, consumed: await consumer.finish(res.stats) } : res;
   }

@@ -1,23 +1,16 @@
 /**
- * Entry of the estimator thread (media-threads.ts): the offline estimator over a long capture, and
- * for a frames job the file's decoding and checks before it, off the main thread. The engine is
+ * Entry of the estimator thread (media-threads.ts): a long live session's final analysis, and a
+ * frames job's decoding, checks and estimate, off the main thread (a video job is estimated on its
+ * video worker: video-consumer.ts). The engine is
  * pure, so the thread's result is the one the main thread would compute.
  */
-import {
-  analyzeTrace,
-  estimateOffline,
-  type CaptureSource,
-  type EngineMeasurement,
-  type RgbTrace,
-} from '@vitals/engine';
-import type { Packet } from '@vitals/protocol';
+import { analyzeTrace, estimateOffline, type EngineMeasurement, type RgbTrace } from '@vitals/engine';
 import { workerData } from 'node:worker_threads';
 import { lowerThreadPriority, serveTasks } from '@vitals/media/threads';
 import { reassembleAux } from './aux.js';
 import { checkFramesFile, type FramesCheck } from './frames.js';
 
 export type EstimateTask =
-  | { kind: 'packets'; packets: Packet[]; source?: CaptureSource }
   /** A live session's final: its streaming estimator's input (`finishInput()`). */
   | { kind: 'trace'; trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }
   /** `aux`: also return the file's reassembled aux JPEGs (emotion or gaze ordered). */
@@ -27,14 +20,12 @@ export type EstimateTask =
 export type FramesVerdict = Exclude<FramesCheck, { ok: true }> | { ok: true; durationMicros: number };
 
 export type EstimateOutput =
-  | { kind: 'packets' | 'trace'; measurement: EngineMeasurement }
+  | { kind: 'trace'; measurement: EngineMeasurement }
   | { kind: 'frames'; check: FramesVerdict; measurement?: EngineMeasurement; auxImages: Uint8Array[] };
 
 lowerThreadPriority((workerData as { nice?: number } | null)?.nice ?? 0);
 
 serveTasks<EstimateTask, EstimateOutput>((task) => {
-  if (task.kind === 'packets')
-    return { kind: 'packets', measurement: estimateOffline(task.packets, { source: task.source }) };
   if (task.kind === 'trace') return { kind: 'trace', measurement: analyzeTrace(task.trace, task.opts) };
   const check = checkFramesFile(task.bytes);
   if (!check.ok) return { kind: 'frames', check, auxImages: [] };

@@ -22,7 +22,7 @@ import { reassembleAux } from './aux.js';
  */
 export const AUX_MIN_PER_WORKER = 16;
 
-/** Face crops above which the offline estimator runs on a thread (90 s at 30 fps: ~40-80 ms inline; a live final too). */
+/** Trace samples above which a live session's final analysis runs on a thread (90 s at 30 fps: ~40-80 ms inline). */
 export const THREAD_MIN_CROPS = 2700;
 /** Frames files above which decoding and the estimate run on a thread (a 30 s capture is ~3.6 MB). */
 export const THREAD_MIN_FRAMES_BYTES = 8 << 20;
@@ -53,8 +53,6 @@ export interface MediaThreads {
     opts: VideoPoolOptions & { onProgress?: (f: number) => void; onAux?: (jpeg: Uint8Array) => void },
     signal: AbortSignal,
   ): Promise<MeasuredVideo>;
-  /** `source`: what the server knows of the source video, for the quality reasons. */
-  estimate(packets: Packet[], signal: AbortSignal, source?: CaptureSource): Promise<EngineMeasurement>;
   /** A live session's final analysis (`analyzeTrace` of its estimator's input; a thread for long ones). */
   analyzeTrace(input: { trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }): Promise<EngineMeasurement>;
   /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
@@ -126,14 +124,6 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
       if (!res.ok) return res;
       const { consumed, ...rest } = res;
       return { ...rest, measurement: consumed as ReturnType<VideoPacketConsumer['finish']> };
-    },
-    async estimate(packets, signal, source) {
-      let crops = 0;
-      for (const p of packets) if (p.type === 1) crops++;
-      if (threads === 0 || crops <= THREAD_MIN_CROPS) return inline(packets, source);
-      const out = await (await getEstimator()).run({ kind: 'packets', packets, source }, { signal });
-      if (out.kind !== 'packets') throw new Error('estimator thread answered another task');
-      return out.measurement;
     },
     auxCapabilities() {
       if (threads === 0) return null;

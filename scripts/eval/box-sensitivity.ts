@@ -10,6 +10,10 @@
 //      ... box-sensitivity.ts --fast     likewise with FAST_VIDEO (steady rates and half-size decoding)
 //      ... box-sensitivity.ts --steady=1.5,4   other steady rates: analyses a second, seconds between
 //      full detections while the face is steady
+//      ... box-sensitivity.ts --phases   the tracker's own box, tracked from frames 0, 2, 4 and 6 (the
+//      analysed frames at another phase, as a live capture's start makes them): a yardstick with
+//      four draws per subject; with --kalman=Q (the crop smoother's process noise) or --hz=N (analyses
+//      a second) it judges those settings on the same phases
 // Not part of `npm run eval` (it decodes every video once per variant; nothing is cached).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +28,7 @@ import { steadyArg } from '../testing/steady-arg.js';
 interface Variant {
   name: string;
   map?: (b: Box) => Box;
+  startFrame?: number;
 }
 
 const shift = (dx: number, dy: number) => (b: Box) => ({ ...b, x: b.x + dx, y: b.y + dy });
@@ -45,6 +50,12 @@ export const VARIANTS: Variant[] = [
   { name: '1 % smaller', map: scale(0.99) },
 ];
 
+/** The tracker's own box from other starting frames (at 30 fps and 4 Hz, an analysis every 7.5 frames). */
+export const PHASES: Variant[] = [0, 2, 4, 6].map((k) => ({
+  name: k === 0 ? 'tracked from frame 0 (as shipped)' : `tracked from frame ${k}`,
+  startFrame: k,
+}));
+
 interface Item {
   id: string;
   video?: string;
@@ -64,7 +75,7 @@ export interface VariantResult {
 export async function runVariant(v: Variant, items: Item[], base: VideoOptions = {}): Promise<VariantResult> {
   const subjects: VariantResult['subjects'] = [];
   for (const item of items) {
-    const r = await videoToPackets(join(DATA_DIR, item.video!), { ...base, cropBox: v.map });
+    const r = await videoToPackets(join(DATA_DIR, item.video!), { ...base, cropBox: v.map, startFrame: v.startFrame });
     if (!r.ok) throw new Error(`${item.id}: ${r.code}`);
     const a = analyzeTraceWithInternals(buildRgbTrace(r.packets));
     const est = a.measurement.stats.internalHeartRateBpm ?? NaN;
@@ -105,15 +116,24 @@ async function main(): Promise<void> {
       : process.argv.includes('--steady')
         ? { steady: FAST_VIDEO.steady }
         : {};
+  const number = (flag: string): number | undefined => {
+    const a = process.argv.find((x) => x.startsWith(`--${flag}=`));
+    return a ? Number(a.slice(flag.length + 3)) : undefined;
+  };
+  const q = number('kalman');
+  if (q !== undefined) base.kalman = { processNoise: q };
+  const hz = number('hz');
+  if (hz !== undefined) base.analysisHz = hz;
+  const phases = process.argv.includes('--phases');
   const results: VariantResult[] = [];
-  for (const v of VARIANTS) {
+  for (const v of phases ? PHASES : VARIANTS) {
     const t0 = Date.now();
     results.push(await runVariant(v, items, base));
     console.error(`${v.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
   const ids = items.map((i) => i.id.replace('subject', ''));
   const lines = [
-    `| crop box | published | published MAE | MAE, every labelled video | evidence per subject (${ids.join(', ')}; published in bold) |`,
+    `| ${phases ? 'tracking phase' : 'crop box'} | published | published MAE | MAE, every labelled video | evidence per subject (${ids.join(', ')}; published in bold) |`,
     '| --- | --- | --- | --- | --- |',
     ...results.map(
       (r) =>
@@ -122,6 +142,18 @@ async function main(): Promise<void> {
           .join(', ')} |`,
     ),
   ];
+  if (phases) {
+    const n = results.reduce((t, r) => t + r.labelled, 0);
+    const all = results.flatMap((r) => r.subjects);
+    const pub = all.filter((s) => s.published);
+    const mae = (xs: typeof all) => xs.reduce((t, s) => t + Math.abs(s.error), 0) / Math.max(1, xs.length);
+    lines.push(
+      `| all phases | ${pub.length}/${n} | ${fmt(mae(pub), 2)} | ${fmt(mae(all), 2)} | mean evidence ${fmt(
+        all.reduce((t, s) => t + s.evidence, 0) / all.length,
+        2,
+      )} |`,
+    );
+  }
   console.log(lines.join('\n'));
 }
 

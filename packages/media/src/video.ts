@@ -98,6 +98,11 @@ export interface VideoOptions {
   kalman?: BoxKalmanOptions;
   /** Evaluation only: the tracker's `cropBox` (scripts/eval/box-sensitivity.ts). */
   cropBox?: (box: Box) => Box;
+  /**
+   * Evaluation only: frames before this index are decoded and dropped, so the frames the tracker
+   * analyses fall at another phase, as a live capture's do (box-sensitivity.ts --phases).
+   */
+  startFrame?: number;
 }
 
 /** Longest side decoded; larger videos are scaled down by ffmpeg (face widths are reported in source pixels). */
@@ -277,6 +282,10 @@ async function followFaces(
       signal: opts.signal,
     })) {
       const { index, tSec, data, width, height } = raw;
+      if (index < (opts.startFrame ?? 0)) {
+        pool.give(data);
+        continue;
+      }
       // A container that does not say its duration (or says less) is stopped at the cap, not decoded for hours.
       if (stamps.length > 0 && tSec - stamps[0] > maxSec) throw new TooLong();
       const frame = matrix ? new I420Frame(index, tSec, data, rgbPool.take(), width, height, matrix) : raw;

@@ -6,7 +6,8 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { FEATURES, USER_REF_PATTERN, VIDEO_MAX_BYTES, sha256Hex } from '@vitals/protocol';
+import { FEATURES, USER_REF_PATTERN, VIDEO_MAX_BYTES, VIDEO_MAX_DURATION_SEC, sha256Hex } from '@vitals/protocol';
+import { mp4DurationSec } from '../mp4-duration.js';
 import { WaitTimeoutError, fileSource, sha256File, type CloudJob } from '@vitals/sdk';
 import { CliError } from '../errors.js';
 import { loadConfig } from '../config.js';
@@ -64,6 +65,13 @@ export async function checkMeasureInput(video: string, opts: MeasureOptions): Pr
   if (size === 0) throw new CliError('bad_file', `${video} is empty`);
   if (size > VIDEO_MAX_BYTES)
     throw new CliError('bad_file', `${video} is ${size} bytes; videos are limited to ${VIDEO_MAX_BYTES}`);
+  // The service refuses a video over an hour only once it has it: an MP4 or MOV says its length up front.
+  const declared = contentType === 'video/webm' ? null : await mp4DurationSec(video);
+  if (declared !== null && declared > VIDEO_MAX_DURATION_SEC)
+    throw new CliError(
+      'bad_file',
+      `${video} lasts ${(declared / 60).toFixed(1)} min; videos are measured up to ${VIDEO_MAX_DURATION_SEC / 60} min: cut out the part to measure`,
+    );
   if (opts.userRef !== undefined && !new RegExp(USER_REF_PATTERN).test(opts.userRef)) {
     throw new CliError('usage_error', '--user-ref must match [A-Za-z0-9._:@-]{1,64} (an opaque id, no personal data)');
   }

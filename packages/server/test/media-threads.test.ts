@@ -7,7 +7,7 @@
  * TypeScript sources as in production from dist.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -17,6 +17,7 @@ import { encodeFramesFile } from '@vitals/protocol';
 import {
   AUX_MIN_PER_WORKER,
   createMediaThreads,
+  type MediaThreads,
   THREAD_MIN_CROPS,
   THREAD_MIN_FRAMES_BYTES,
 } from '../src/batch/media-threads.js';
@@ -54,18 +55,21 @@ describe('estimator thread', () => {
   }, 60_000);
 });
 
-/** ../shared/data beside the checkout (or beside a worktree one level deeper). */
-const FACE_VIDEO = ['../../../../shared/data', '../../../../../shared/data']
-  .map((d) => new URL(`${d}/ubfc2/subject3/vid.mp4`, import.meta.url).pathname)
-  .find((f) => existsSync(f));
-
-describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the video workers', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-aux-split-'));
-  const two = createMediaThreads(2);
+/** Threads of their own and a temp dir for one describe block, both gone after it. */
+function threadsAndDir(n: number, prefix: string): { threads: MediaThreads; dir: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const own = createMediaThreads(n);
   afterAll(async () => {
-    await two.close();
+    await own.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return { threads: own, dir };
+}
+
+const FACE_VIDEO = ubfcVideo('subject3');
+
+describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the video workers', () => {
+  const { threads: two, dir } = threadsAndDir(2, 'vitals-aux-split-');
 
   test('gives the analyses of one analyzer, image by image and in order', async () => {
     // 40 aux-sized face JPEGs, one every 1.5 s of a real recording (as a job's, 448x448).
@@ -92,12 +96,7 @@ describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the v
 const SUBJECT5 = ubfcVideo('subject5');
 
 describe.skipIf(!SUBJECT5)('a video job: followed and estimated in one place, its crops never kept', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'vitals-video-consumer-'));
-  const none = createMediaThreads(0);
-  afterAll(async () => {
-    await none.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { threads: none, dir } = threadsAndDir(0, 'vitals-video-consumer-');
 
   test('on a video worker and on the main thread: the measurement of every packet, without the crops', async () => {
     const file = path.join(dir, 'subject5-25s.mp4');

@@ -7,11 +7,11 @@
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { FEATURES, USER_REF_PATTERN, VIDEO_MAX_BYTES, VIDEO_MAX_DURATION_SEC, sha256Hex } from '@vitals/protocol';
-import { mp4DurationSec } from '../mp4-duration.js';
 import { WaitTimeoutError, fileSource, sha256File, type CloudJob } from '@vitals/sdk';
 import { CliError } from '../errors.js';
 import { loadConfig } from '../config.js';
 import { makeClient } from '../client.js';
+import { mp4DurationSec } from '../mp4-duration.js';
 import type { CliIo } from '../io.js';
 import { formatJobStatus, formatMeasurement } from '../ui/format.js';
 import { ProgressBar, Spinner } from '../ui/progress.js';

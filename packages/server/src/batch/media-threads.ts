@@ -7,7 +7,7 @@
  * all of it runs on the main thread as before (a fallback, and a reference for the benchmarks).
  * Either way the measurement is the same: the code is the same, only its thread differs.
  */
-import type { CaptureSource, EngineMeasurement, RgbTrace } from '@vitals/engine';
+import type { EngineMeasurement, RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
 import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
@@ -38,8 +38,7 @@ export interface FramesOutcome {
  * crops (telemetry, aux chunks) and the measurement of its crops.
  */
 export type MeasuredVideo =
-  | Exclude<VideoResult, { ok: true }>
-  | (Omit<Extract<VideoResult, { ok: true }>, 'packets'> & { packets: Packet[]; measurement: EngineMeasurement });
+  Exclude<VideoResult, { ok: true }> | (Extract<VideoResult, { ok: true }> & { measurement: EngineMeasurement });
 
 export interface MediaThreads {
   readonly threads: number;
@@ -105,8 +104,8 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
           workerData: { nice: nice ?? m.VIDEO_WORKER_NICE },
         })),
     ));
-  const inline = async (packets: Packet[], source?: CaptureSource): Promise<EngineMeasurement> =>
-    (await import('@vitals/engine')).estimateOffline(packets, { source });
+  const inline = async (packets: Packet[]): Promise<EngineMeasurement> =>
+    (await import('@vitals/engine')).estimateOffline(packets);
 
   return {
     threads,

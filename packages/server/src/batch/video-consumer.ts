@@ -4,8 +4,8 @@
  * estimated in the same worker once the video ends. `estimateOffline(packets)` is
  * `analyzeTrace(buildRgbTrace(packets))`, and this appends the same packets in the same order, so
  * the measurement is the same; but the crops (3.9 KB a frame, ~400 MB for an hour) are never
- * kept, nor copied to the main thread and on to an estimator thread (docs/decisions.md, "Videos
- * last one hour at most").
+ * kept, nor copied to the main thread and on to an estimator thread (docs/decisions.md, "Heavy
+ * work off the main thread" and "Videos last one hour at most").
  */
 import { analyzeTrace, appendPacket, createRgbTrace, type EngineMeasurement } from '@vitals/engine';
 import type { PacketConsumer } from '@vitals/media/threads';

@@ -23,10 +23,14 @@ const make = (size: number, extra: { maxQueued?: number; abortGraceMs?: number }
 describe('thread pool', () => {
   it('runs tasks on up to `size` workers at once and reuses them', async () => {
     const p = make(2);
-    const progress: number[] = [];
-    const first = await p.run({ op: 'echo', value: 7 }, { onProgress: (f) => progress.push(f) });
+    const progress: [number, string | undefined][] = [];
+    const first = await p.run({ op: 'echo', value: 7 }, { onProgress: (f, stage) => progress.push([f, stage]) });
     expect(first.value).toBe(7);
-    expect(progress).toEqual([0.5]);
+    // In order, a later stage named as the worker named it.
+    expect(progress).toEqual([
+      [0.5, undefined],
+      [1, 'finishing'],
+    ]);
     const both = await Promise.all([p.run({ op: 'wait', ms: 1500 }), p.run({ op: 'wait', ms: 1500 })]);
     // The two waits overlapped (each started before the other ended), on two threads.
     expect(both[0].start!).toBeLessThan(both[1].end!);

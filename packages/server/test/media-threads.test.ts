@@ -112,8 +112,15 @@ describe.skipIf(!SUBJECT5)('a video job: followed and estimated in one place, it
       ['a video worker', threads],
       ['the main thread', none],
     ] as const) {
-      const got = await t.video(file, { aux: true }, signal);
+      const stages: string[] = [];
+      const got = await t.video(
+        file,
+        { aux: true, onProgress: (_f, stage) => stages.push(stage ?? `decoding`) },
+        signal,
+      );
       if (!got.ok) throw new Error(`${where}: ${got.message}`);
+      // The estimate is a stage of its own after the video was followed (a job's progress says so).
+      expect({ where, last: stages.slice(-2) }).toEqual({ where, last: ['decoding', 'estimating'] });
       expect({ where, measurement: got.measurement }).toEqual({ where, measurement: expected });
       expect({ where, stats: got.stats }).toEqual({ where, stats: ref.stats });
       expect({ where, packets: got.packets }).toEqual({ where, packets: rest });

@@ -9,7 +9,8 @@ export interface WireError {
 }
 
 export type FromWorker =
-  | { type: 'progress'; id: number; value: number }
+  /** `stage`: a later stage of the task than its main one (a consumed video's `estimating`). */
+  | { type: 'progress'; id: number; value: number; stage?: string }
   /** Something the task hands out while it runs (a video's aux JPEGs), in order. */
   | { type: 'item'; id: number; value: unknown }
   | { type: 'done'; id: number; value: unknown }

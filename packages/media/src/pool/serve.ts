@@ -8,7 +8,8 @@ import { toWire, type FromWorker, type ToWorker } from './messages.js';
 
 export interface TaskContext {
   signal: AbortSignal;
-  progress(fraction: number): void;
+  /** `stage` names a later stage of the task than its main one (the caller's default). */
+  progress(fraction: number, stage?: string): void;
   /** Hands `value` to the caller's `onItem` now, while the task runs (copied, as every message). */
   emit(value: unknown): void;
 }
@@ -27,7 +28,8 @@ export function serveTasks<I, O>(
     running.set(m.id, ac);
     const ctx: TaskContext = {
       signal: ac.signal,
-      progress: (value) => post({ type: 'progress', id: m.id, value }),
+      progress: (value, stage) =>
+        post(stage ? { type: 'progress', id: m.id, value, stage } : { type: 'progress', id: m.id, value }),
       emit: (value) => post({ type: 'item', id: m.id, value }),
     };
     Promise.resolve()

@@ -29,7 +29,8 @@ export interface ThreadPoolOptions {
 
 export interface RunOptions {
   signal?: AbortSignal;
-  onProgress?: (fraction: number) => void;
+  /** The task's progress; `stage` set when it reports a later stage than its main one. */
+  onProgress?: (fraction: number, stage?: string) => void;
   /** Called with each item the task emits while it runs (serve.ts `emit`), in order. */
   onItem?: (value: unknown) => void;
   /** Buffers moved (not copied) to the worker with the input. */
@@ -88,7 +89,7 @@ export function createThreadPool<I, O>(options: ThreadPoolOptions): ThreadPool<I
     worker.on('message', (m: FromWorker) => {
       const task = slot.task;
       if (!task || m.id !== task.id) return;
-      if (m.type === 'progress') return void task.opts.onProgress?.(m.value);
+      if (m.type === 'progress') return void task.opts.onProgress?.(m.value, m.stage);
       if (m.type === 'item') return void task.opts.onItem?.(m.value);
       slot.task = null;
       worker.unref();

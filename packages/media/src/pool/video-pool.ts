@@ -57,7 +57,11 @@ export interface VideoPool {
    */
   consume(
     file: string,
-    opts?: VideoPoolOptions & { onProgress?: (fraction: number) => void; onAux?: (jpeg: Uint8Array) => void },
+    opts?: VideoPoolOptions & {
+      /** The share of the video followed; then `(1, 'estimating')` while the consumer finishes. */
+      onProgress?: (fraction: number, stage?: string) => void;
+      onAux?: (jpeg: Uint8Array) => void;
+    },
     signal?: AbortSignal,
   ): Promise<ConsumedVideoResult>;
   /** `createAuxAnalyzer().analyze` of each image, in order, in a worker (emotion and gaze of a job). */
@@ -90,7 +94,7 @@ export function createVideoPool(
   });
   const video = (
     file: string,
-    opts: Parameters<VideoPool['run']>[1],
+    opts: Parameters<VideoPool['consume']>[1],
     signal: AbortSignal | undefined,
     consume: boolean,
   ) => {

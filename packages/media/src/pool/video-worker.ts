@@ -35,7 +35,11 @@ serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxCap
     if (!data?.consumer) throw new Error('this video pool has no consumer module');
     const consumer = (await (consumerModule ??= importConsumer(data.consumer))).createPacketConsumer();
     const res = await videoToPackets(task.file, { ...opts, onPacket: (p) => consumer.push(p), keepCrops: false });
-    return res.ok ? { ...res, consumed: await consumer.finish(res.stats) } : res;
+    if (!res.ok) return res;
+    // The consumer's finish (the server's: the estimator over the whole capture, seconds for an
+    // hour) is a stage of its own for whoever shows the job's progress.
+    progress(1, 'estimating');
+    return { ...res, consumed: await consumer.finish(res.stats) };
   }
   // The aux models (emotion, iris) load once per worker, on its first aux task.
   const a = await (analyzer ??= createAuxAnalyzer());

@@ -49,7 +49,11 @@ export interface MediaThreads {
    */
   video(
     file: string,
-    opts: VideoPoolOptions & { onProgress?: (f: number) => void; onAux?: (jpeg: Uint8Array) => void },
+    opts: VideoPoolOptions & {
+      /** The share of the video followed, then `(1, 'estimating')` while its capture is estimated. */
+      onProgress?: (f: number, stage?: string) => void;
+      onAux?: (jpeg: Uint8Array) => void;
+    },
     signal: AbortSignal,
   ): Promise<MeasuredVideo>;
   /** A live session's final analysis (`analyzeTrace` of its estimator's input; a thread for long ones). */
@@ -117,7 +121,9 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
         ]);
         const consumer = createPacketConsumer();
         const res = await videoToPackets(file, { ...opts, signal, onPacket: consumer.push, keepCrops: false });
-        return res.ok ? { ...res, measurement: consumer.finish(res.stats) } : res;
+        if (!res.ok) return res;
+        opts.onProgress?.(1, 'estimating');
+        return { ...res, measurement: consumer.finish(res.stats) };
       }
       const res = await (await getVideoPool()).consume(file, opts, signal);
       if (!res.ok) return res;

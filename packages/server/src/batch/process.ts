@@ -55,7 +55,7 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
       hooks.progress('decoding', 0);
       const res = await rt.threads.video(
         local.path,
-        { aux: wantsAux, onProgress: (f) => hooks.progress('decoding', f), onAux: pipeline?.add },
+        { aux: wantsAux, onProgress: (f, stage) => hooks.progress(stage ?? 'decoding', f), onAux: pipeline?.add },
         hooks.signal,
       );
       if (!res.ok) {

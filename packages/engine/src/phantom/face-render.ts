@@ -21,13 +21,16 @@ export const DEFAULT_COLOURS: FaceColours = {
 /** Relative pulsatile strength per channel (R, G, B), green strongest. */
 export const PBV_SIGNATURE: [number, number, number] = [0.33, 0.77, 0.53];
 
+const EYE_CENTRES = [0.31, 0.69] as const;
+
 /** Region at normalised face coordinates (u right, v down, both 0..1 over the face box). */
 export function regionAt(u: number, v: number): Region {
   const du = (u - 0.5) / 0.47;
   const dv = (v - 0.53) / 0.52;
   if (du * du + dv * dv > 1) return v < 0.45 ? 'hair' : 'background';
   if (v < 0.1) return 'hair';
-  for (const cx of [0.31, 0.69]) {
+  for (let k = 0; k < EYE_CENTRES.length; k++) {
+    const cx = EYE_CENTRES[k];
     const ex = (u - cx) / 0.085;
     const ey = (v - 0.41) / 0.04;
     const e = ex * ex + ey * ey;

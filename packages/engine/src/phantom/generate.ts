@@ -131,7 +131,7 @@ export function phantomStream(opts: PhantomOptions = {}): { packets: Iterable<Pa
   function* packets(): Generator<Packet> {
     const cursor = { k: 0 };
     const nFrames = Math.floor(o.durationSec * o.fps);
-    const regions: Region[] = new Array(CROP_PIXELS);
+    const regions = regionCache(o);
     // Fixed skin texture (pores, shading): ±6 % per pixel, so 8-bit quantization is dithered as on real skin.
     const texRng = createRng(o.seed * 31 + 7);
     const texture = Float32Array.from({ length: CROP_PIXELS }, () => 1 + 0.06 * (texRng.next() * 2 - 1));
@@ -175,7 +175,7 @@ export function phantomStream(opts: PhantomOptions = {}): { packets: Iterable<Pa
 
 function renderFrame(
   pixels: Uint8Array,
-  regions: Region[],
+  regions: RegionCache,
   texture: Float32Array,
   t: number,
   o: ReturnType<typeof resolveOptions>,
@@ -193,22 +193,54 @@ function renderFrame(
     (o.motionPx / CROP_SIDE) * (0.7 * Math.sin(2 * Math.PI * 0.23 * t) + 0.3 * Math.sin(2 * Math.PI * 0.61 * t + 1));
   const dy = (o.motionPx / CROP_SIDE) * 0.6 * Math.sin(2 * Math.PI * 0.17 * t + 2);
   const pulse = o.pulseAmplitude > 0 ? pulseWaveform(beats, t, cursor) : 0;
-  for (let y = 0; y < side; y++) {
-    for (let x = 0; x < side; x++) {
-      const i = y * side + x;
-      regions[i] = regionAt((x + 0.5) / side - dx, (y + 0.5) / side - dy);
+  // The regions move only with the face (a still phantom keeps the first frame's).
+  const code = regions.code;
+  if (regions.dx !== dx || regions.dy !== dy) {
+    for (let y = 0; y < side; y++) {
+      for (let x = 0; x < side; x++) {
+        code[y * side + x] = REGIONS.indexOf(regionAt((x + 0.5) / side - dx, (y + 0.5) / side - dy));
+      }
     }
+    regions.dx = dx;
+    regions.dy = dy;
   }
+  const colours = regions.colours;
+  const scale = regions.pulseScale;
+  const noiseStd = o.noiseStd;
   for (let i = 0; i < npx; i++) {
-    const reg = regions[i];
-    const c = regionColour(reg, o.colours);
+    const r = code[i];
+    const tex = texture[i];
     for (let ch = 0; ch < 3; ch++) {
-      let v = c[ch] * illum * texture[i];
-      if (reg === 'skin') v *= 1 - o.pulseAmplitude * (PBV_SIGNATURE[ch] / PBV_SIGNATURE[1]) * pulse;
-      v += o.noiseStd * rng.normal();
+      // The same operations in the same order as c·illum·texture, × (1 − amplitude·signature·pulse).
+      let v = colours[3 * r + ch] * illum * tex;
+      if (r === SKIN) v *= 1 - scale[ch] * pulse;
+      v += noiseStd * rng.normal();
       pixels[3 * i + ch] = v <= 0 ? 0 : v >= 255 ? 255 : Math.round(v);
     }
   }
+}
+
+const REGIONS: readonly Region[] = ['skin', 'hair', 'eye', 'pupil', 'brow', 'lip', 'background'];
+const SKIN = 0;
+
+/**
+ * A phantom's per-pixel regions (recomputed only when the face moved), each region's colour and
+ * the pulse's per-channel scale, made once: rendering a frame allocates nothing.
+ */
+interface RegionCache {
+  /** Each pixel's region, as its index in REGIONS. */
+  code: Uint8Array;
+  dx: number;
+  dy: number;
+  /** RGB of each region, in REGIONS order. */
+  colours: Float64Array;
+  pulseScale: Float64Array;
+}
+
+function regionCache(o: ReturnType<typeof resolveOptions>): RegionCache {
+  const colours = Float64Array.from(REGIONS.flatMap((r) => regionColour(r, o.colours)));
+  const pulseScale = Float64Array.from([0, 1, 2], (ch) => o.pulseAmplitude * (PBV_SIGNATURE[ch] / PBV_SIGNATURE[1]));
+  return { code: new Uint8Array(CROP_PIXELS), dx: NaN, dy: NaN, colours, pulseScale };
 }
 
 /** The phantom as an array of packets plus its truth. */

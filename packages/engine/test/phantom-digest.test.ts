@@ -3,7 +3,9 @@
  * on its seeds, so a change to how it renders (a faster renderer, say) must not change a single
  * byte it makes. Digests of two short phantoms recorded from the renderer before it was made
  * faster (2026-11-29): a still face, and one with motion, drift, dropped and jittered frames and
- * telemetry (the moving face takes the region recomputation path).
+ * telemetry (the moving face takes the region recomputation path). The bytes also depend on V8's
+ * Math.log, sin and cos (its own fdlibm ports, the same on every platform): a Node whose V8
+ * changed them would fail here first, and would move every seed-calibrated phantom test with it.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -225,7 +225,8 @@ const SKIN = 0;
 
 /**
  * A phantom's per-pixel regions (recomputed only when the face moved), each region's colour and
- * the pulse's per-channel scale, made once: rendering a frame allocates nothing.
+ * the pulse's per-channel scale, made once: a frame's per-pixel work allocates nothing (only the
+ * frame's own pixel buffer is new).
  */
 interface RegionCache {
   /** Each pixel's region, as its index in REGIONS. */

@@ -11,6 +11,8 @@ import { PUBLISH_EVIDENCE } from '../../packages/engine/src/quality/quality.js';
 import { packetsToFramesFile, videoToPackets, type VideoStats } from '../../packages/media/src/index.js';
 import { cachePath, DATA_DIR, errorStats, fmt, readManifest, statsRow, table } from './common.js';
 import type { HeadlineRow, SectionOutput } from '../headline.js';
+import { parseGroundTruth } from './ubfc2-hrv.js';
+import { waveformSection, type WaveformSubject } from './ubfc-waveform.js';
 
 /** Bump when the media pipeline changes what it emits, so cached packets are rebuilt. */
 const PIPELINE_VERSION = 'm2';
@@ -28,7 +30,8 @@ export async function processVideo(id: string, video: string): Promise<Processed
   const framesPath = cachePath('ubfc-video', `${id}.${PIPELINE_VERSION}.frames`);
   const metaPath = framesPath + '.json';
   if (existsSync(metaPath)) {
-    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as Omit<Processed, 'packets'>;
+    // From the cache: no media time on this run (the meta's seconds are the run that filled it).
+    const meta = { ...(JSON.parse(readFileSync(metaPath, 'utf8')) as Omit<Processed, 'packets'>), seconds: 0 };
     if (meta.code) return { ...meta, packets: null };
     const file = decodeFramesFile(new Uint8Array(readFileSync(framesPath)));
     if (file.ok) return { ...meta, packets: file.packets };
@@ -51,6 +54,7 @@ export async function run(): Promise<SectionOutput> {
   const clean = { est: [] as number[], ref: [] as number[] };
   const published = { est: [] as number[], ref: [] as number[] };
   const withheld: string[] = [];
+  const waveforms: WaveformSubject[] = [];
   let mediaSeconds = 0;
   let mediaVideoSeconds = 0;
   for (const item of set.items) {
@@ -76,6 +80,15 @@ export async function run(): Promise<SectionOutput> {
       blind.push([item.id, fmt(est), pub === null ? '–' : fmt(pub), m.quality.level, evText, ...media]);
       continue;
     }
+    if (item.groundTruth)
+      waveforms.push({
+        id: item.id,
+        published: pub !== null,
+        evidence: ev?.score ?? NaN,
+        waveform: m.raw.ppgSignal,
+        sampleRateHz: m.raw.sampleRateHz,
+        gt: parseGroundTruth(readFileSync(join(DATA_DIR, item.groundTruth), 'utf8')),
+      });
     const note = CORRUPT_OXIMETER.has(item.id) ? 'PPG-derived reference' : '';
     rows.push([
       item.id,
@@ -124,6 +137,8 @@ export async function run(): Promise<SectionOutput> {
       command: '`npm run eval`',
     },
   ];
+  const wave = waveformSection(waveforms);
+  if (wave.headline) headline.push(wave.headline);
   const markdown = [
     '## UBFC-rPPG videos end to end (media → engine)',
     '',
@@ -160,6 +175,7 @@ export async function run(): Promise<SectionOutput> {
     '',
     `Withheld labelled subjects and their evidence scores: ${withheld.length ? withheld.join(', ') : 'none'}; the gate publishes from ${PUBLISH_EVIDENCE}, and the pulse-less captures' maximum is in "Quality gate: the publication decision" (null sets table). The evidence score is the stronger of its two parts (quality.ts \`pulseEvidence\`).`,
     '',
+    wave.markdown,
     'Held out (no labels here; estimates listed blind):',
     '',
     table(['subject', 'est', 'published', 'quality', 'evidence score', 'face presence', 'face width px'], blind),

@@ -214,7 +214,13 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
       const outcome: CaptureOutcome = { mode: run.mode, stats };
       if (writer) outcome.framesFile = writer.toBytes();
       if (run.mode === 'on-device') {
-        const r = await this.finishEstimator(bundle.modelsVersion);
+        // The frames the tracker saw (not those dropped before it): the share with a face tells the
+        // engine's quality reasons about the time without one, which no packet shows.
+        const tracked = source.frames - dropped;
+        const r = await this.finishEstimator(
+          bundle.modelsVersion,
+          tracked > 0 ? Math.min(1, fin.framesWithFace / tracked) : undefined,
+        );
         outcome.result = r.result;
         outcome.measurement = r.measurement;
         stats.workerMsPerFrame = r.msPerFrame;
@@ -297,10 +303,10 @@ export class VitalsCapture extends Emitter<CaptureEvents> {
     return () => w.removeEventListener('message', fn);
   }
 
-  private finishEstimator(modelsVersion: string): Promise<FromWorker & { t: 'result' }> {
+  private finishEstimator(modelsVersion: string, facePresence?: number): Promise<FromWorker & { t: 'result' }> {
     const w = this.worker!;
     const result = nextMessage(w, (d) => (d.t === 'result' ? d : undefined));
-    w.postMessage({ t: 'finish', sdkVersion: SDK_VERSION, modelsVersion } satisfies ToWorker);
+    w.postMessage({ t: 'finish', sdkVersion: SDK_VERSION, modelsVersion, facePresence } satisfies ToWorker);
     return result;
   }
 }

@@ -24,7 +24,10 @@ scope.onmessage = (e) => {
       }
       if (out.events.length || out.wave.length) scope.postMessage(out);
     } else if (m.t === 'finish') {
-      const { result, measurement } = est.finish({ sdkVersion: m.sdkVersion, modelsVersion: m.modelsVersion });
+      const { result, measurement } = est.finish(
+        { sdkVersion: m.sdkVersion, modelsVersion: m.modelsVersion },
+        m.facePresence,
+      );
       scope.postMessage({
         t: 'result',
         result,

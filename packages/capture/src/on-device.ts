@@ -49,11 +49,15 @@ export class OnDeviceEstimator {
   }
 
   /** The engine's measurement and the body a backend submits. */
-  finish(versions: { sdkVersion: string; modelsVersion: string }): {
+  finish(
+    versions: { sdkVersion: string; modelsVersion: string },
+    /** Share of the camera's frames in which the tracker followed a face (the packets exist only there). */
+    facePresence?: number,
+  ): {
     measurement: EngineMeasurement;
     result: OnDeviceResult;
   } {
-    const measurement = this.engine.finish();
+    const measurement = this.engine.finish(facePresence === undefined ? undefined : { facePresence });
     return { measurement, result: toOnDeviceResult(measurement, versions) };
   }
 

@@ -5,7 +5,9 @@ import type { WavePoint } from './on-device.js';
 
 export type ToWorker =
   /** Packets in wire bytes, one buffer each (transferred). */
-  { t: 'packets'; list: ArrayBuffer[] } | { t: 'finish'; sdkVersion: string; modelsVersion: string };
+  | { t: 'packets'; list: ArrayBuffer[] }
+  /** `facePresence`: share of the camera's frames with a followed face (for the quality reasons). */
+  | { t: 'finish'; sdkVersion: string; modelsVersion: string; facePresence?: number };
 
 export type FromWorker =
   | { t: 'ready' }

@@ -4,7 +4,7 @@
  * POST /sdk/v1/measurements body shape; spec measurement rule 1 for a poor capture).
  */
 import { estimateOffline, phantomStream, type EngineMeasurement } from '@vitals/engine';
-import { MeasurementSubmission, type Packet } from '@vitals/protocol';
+import { MeasurementSubmission, QUALITY_REASON_HINTS, type Packet } from '@vitals/protocol';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import {
@@ -73,6 +73,24 @@ describe('the on-device estimator', () => {
     expect(result).toMatchObject({ source: 'web', sdkVersion: '0.1.0', modelsVersion: 'human-3.3.6+abc' });
     expect(result.cardiac?.heartRate?.value).toBeCloseTo(72, -1);
     expect(Value.Check(MeasurementSubmission, result)).toBe(true);
+  });
+
+  it('a camera that never found a face says so: face_lost, in the measurement and the submission body', () => {
+    // The capture passes the share of the camera's frames with a face (capture.ts): packets exist
+    // only where the tracker followed one, so without it an empty capture reads as "too short".
+    const est = new OnDeviceEstimator();
+    const { measurement, result } = est.finish({ sdkVersion: '0.1.0', modelsVersion: 'v1' }, 0);
+    expect(measurement.quality.reasons).toEqual([
+      { code: 'face_lost', hint: QUALITY_REASON_HINTS.face_lost, value: 1 },
+    ]);
+    expect(result.quality.reasons).toEqual(measurement.quality.reasons);
+    expect(Value.Check(MeasurementSubmission, result)).toBe(true);
+    // A face for the first 10 s of 40: the face, not the length, is what to fix.
+    const part = new OnDeviceEstimator();
+    for (const p of phantomStream({ durationSec: 40, fps: 30, heartRateBpm: 72 }).packets)
+      if (p.tMicros < 10e6) part.push(packetBytes(p));
+    const codes = part.finish({ sdkVersion: '0.1.0', modelsVersion: 'v1' }, 0.25).measurement.quality.reasons;
+    expect(codes.map((r) => r.code)).toEqual(['face_lost']);
   });
 
   it('a poor capture carries no metric (spec: Measurement rule 1)', () => {

@@ -70,6 +70,19 @@ describe('reasonsFromFacts (thresholds)', () => {
     expect(codes(f, withheld)).toEqual(['compression', 'too_short']);
   });
 
+  it("too_short is judged on the whole capture's length, not the followed face's", () => {
+    // Eight seconds of face in a 60 s capture: keep the face in view, not record longer.
+    expect(codes({ durationSec: 8, captureSec: 60, faceLostShare: 0.87 }, withheld)).toEqual(['face_lost']);
+    // No face at all (presence 0): nothing says how long the capture was, and the face is the fix.
+    expect(codes({ durationSec: 0, captureSec: Infinity, faceLostShare: 1 }, withheld)).toEqual(['face_lost']);
+    // A short capture stays short, with its own length as the value.
+    const r = reasonsFromFacts({ ...clean, durationSec: 4, captureSec: 8, faceLostShare: 0.5 }, withheld);
+    expect(r.map((x) => [x.code, x.value])).toEqual([
+      ['face_lost', 0.5],
+      ['too_short', 8],
+    ]);
+  });
+
   it('lists reasons in the stable code order with the canonical hint and the measured value', () => {
     const r = reasonsFromFacts(
       { ...clean, durationSec: 5, faceLuma: 20, faceLostShare: 0.3, effectiveFps: 12, bitsPerPixel: 0.001 },
@@ -159,6 +172,23 @@ describe('reasons from degraded phantom captures', () => {
     const cut = [...phantom()].filter((p) => p.tMicros < 12e6 || p.tMicros >= 18e6);
     const r = estimateOffline(cut).quality.reasons.find((x) => x.code === 'face_lost');
     expect(r?.value).toBeCloseTo(0.2, 1);
+  });
+
+  it("face_lost from the source's face presence: a face for 10 s of a 40 s capture, or none at all", () => {
+    // The packets exist only where the face was (the tracker sends nothing without one): a camera or
+    // a video that knows its share of frames with a face says so (the on-device capture, video jobs).
+    const ten = [...phantom({ durationSec: 40 })].filter((p) => p.tMicros < 10e6);
+    const m = estimateOffline(ten, { source: { facePresence: 0.25 } });
+    expect(m.quality.reasons.map((r) => r.code)).toEqual(['face_lost']);
+    expect(m.quality.reasons[0].value).toBeCloseTo(0.75, 2);
+    // The same packets without the presence: only a capture too short.
+    expect(reasonCodes(ten)).toEqual(['too_short']);
+    // Not one frame with a face, through the live door the on-device capture uses.
+    const none = new StreamingEstimator();
+    expect(none.finish({ facePresence: 0 }).quality.reasons).toEqual([
+      { code: 'face_lost', hint: QUALITY_REASON_HINTS.face_lost, value: 1 },
+    ]);
+    expect(none.finish().quality.reasons.map((r) => r.code)).toEqual(['too_short']);
   });
 
   it('low_light and overexposed: the crops darkened to a fifth, and brightened 2.5 times', () => {

@@ -11,6 +11,7 @@ import { BufferPool } from '../dsp/buffers.js';
 import { decimatedLength, medianIntervalMicros, resampleDecimated, resampleDecimatedInto } from '../dsp/resample.js';
 import { median, roundTo } from '../dsp/stats.js';
 import { assessQuality, publicationEvidence, publishes } from '../quality/quality.js';
+import type { CaptureSource } from '../quality/capture-facts.js';
 import { referencedPulses, textureReference } from '../pulse/background-reference.js';
 import { powerSpectrum } from '../dsp/spectrum.js';
 import { bandObservable, hrWindow, refineRateHz, type HrWindow } from '../rate/hr-spectrum.js';
@@ -106,9 +107,13 @@ export class StreamingEstimator {
     return events;
   }
 
-  /** The whole capture through the offline chain (equal to `estimateOffline` of the same packets). */
-  finish(): EngineMeasurement {
-    return analyzeTrace(this.trace, this.opts);
+  /**
+   * The whole capture through the offline chain (equal to `estimateOffline` of the same packets).
+   * `source`: what the caller knows of the capture beyond its packets, for the quality reasons (a
+   * camera's share of frames with a face: the packets only exist where there was one).
+   */
+  finish(source?: CaptureSource): EngineMeasurement {
+    return analyzeTrace(this.trace, source ? { ...this.opts, source } : this.opts);
   }
 
   /**

@@ -17,6 +17,12 @@ export interface CaptureSource {
 
 export interface CaptureFacts {
   durationSec: number;
+  /**
+   * How long the whole capture lasted, face or no face: the followed span over the source's face
+   * presence when the source says it (Infinity for a presence of 0: packets exist only where a face
+   * was, so none say how long there was none); else `durationSec`, whose gaps already count.
+   */
+  captureSec?: number;
   /** Share of the capture without a followed face, 0..1 (gaps over LONG_GAP_SEC; the source's presence). */
   faceLostShare: number;
   /** Frames per second that arrived while the face was followed. */
@@ -134,12 +140,17 @@ export function captureFacts(
   const tl = timeline(trace);
   const total = tl.durationSec + (tl.fps > 0 ? 1 / tl.fps : 0);
   let faceLostShare = total > 0 ? tl.lostSec / total : 0;
-  if (source.facePresence !== undefined && Number.isFinite(source.facePresence))
-    faceLostShare = Math.max(faceLostShare, 1 - source.facePresence);
+  let captureSec = tl.durationSec;
+  if (source.facePresence !== undefined && Number.isFinite(source.facePresence)) {
+    const presence = Math.min(1, Math.max(0, source.facePresence));
+    faceLostShare = Math.max(faceLostShare, 1 - presence);
+    captureSec = presence > 0 ? Math.max(tl.durationSec, tl.durationSec / presence) : Infinity;
+  }
   const ex = trace.exposure;
   const n = trace.n;
   return {
     durationSec: tl.durationSec,
+    captureSec,
     faceLostShare,
     effectiveFps: tl.fps,
     dropShare: n > 0 ? tl.dropped / (n + tl.dropped) : 0,

@@ -65,8 +65,11 @@ export function reasonsFromFacts(f: CaptureFacts, verdict: GateVerdict): Quality
   const bpp = f.bitsPerPixel;
   if (bpp !== null && (bpp < T.severeBitsPerPixel || (!verdict.published && bpp < T.weakBitsPerPixel)))
     found.set('compression', roundTo(bpp, 4));
-  if (f.durationSec < T.minDurationSec || (!verdict.published && f.durationSec < T.advisedDurationSec))
-    found.set('too_short', roundTo(f.durationSec, 1));
+  // The capture's own length, not the followed face's: a minute in which the face was lost for fifty
+  // seconds needs the face kept in view (face_lost), not a longer recording.
+  const captureSec = f.captureSec ?? f.durationSec;
+  if (captureSec < T.minDurationSec || (!verdict.published && captureSec < T.advisedDurationSec))
+    found.set('too_short', roundTo(captureSec, 1));
   // Withheld with nothing else to blame: the signal itself carried no pulse.
   if (!verdict.published && found.size === 0) found.set('no_pulse', undefined);
   // The rate was published but the beats were not clean enough for HRV and stress: say so, whatever

@@ -4,7 +4,13 @@
  * video worker: video-consumer.ts). The engine is
  * pure, so the thread's result is the one the main thread would compute.
  */
-import { analyzeTrace, estimateOffline, type EngineMeasurement, type RgbTrace } from '@vitals/engine';
+import {
+  analyzeTrace,
+  estimateOffline,
+  type AnalyzeOptions,
+  type EngineMeasurement,
+  type RgbTrace,
+} from '@vitals/engine';
 import { workerData } from 'node:worker_threads';
 import { lowerThreadPriority, serveTasks } from '@vitals/media/threads';
 import { reassembleAux } from './aux.js';
@@ -12,7 +18,7 @@ import { checkFramesFile, type FramesCheck } from './frames.js';
 
 export type EstimateTask =
   /** A live session's final: its streaming estimator's input (`finishInput()`). */
-  | { kind: 'trace'; trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }
+  | { kind: 'trace'; trace: RgbTrace; opts: AnalyzeOptions }
   /** `aux`: also return the file's reassembled aux JPEGs (emotion or gaze ordered). */
   | { kind: 'frames'; bytes: Uint8Array; aux: boolean };
 

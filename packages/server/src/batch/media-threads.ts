@@ -7,7 +7,7 @@
  * all of it runs on the main thread as before (a fallback, and a reference for the benchmarks).
  * Either way the measurement is the same: the code is the same, only its thread differs.
  */
-import type { EngineMeasurement, RgbTrace } from '@vitals/engine';
+import type { AnalyzeOptions, EngineMeasurement, RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
 import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
@@ -57,7 +57,7 @@ export interface MediaThreads {
     signal: AbortSignal,
   ): Promise<MeasuredVideo>;
   /** A live session's final analysis (`analyzeTrace` of its estimator's input; a thread for long ones). */
-  analyzeTrace(input: { trace: RgbTrace; opts: { band?: 'rest' | 'wide' } }): Promise<EngineMeasurement>;
+  analyzeTrace(input: { trace: RgbTrace; opts: AnalyzeOptions }): Promise<EngineMeasurement>;
   /** Decodes and checks a frames file and estimates it (aux: its reassembled aux JPEGs too). */
   frames(bytes: Uint8Array, aux: boolean, signal: AbortSignal): Promise<FramesOutcome>;
   /**

@@ -191,6 +191,18 @@ describe('reasons from degraded phantom captures', () => {
     expect(none.finish().quality.reasons.map((r) => r.code)).toEqual(['too_short']);
   });
 
+  it('face_lost: the time before the first crop (packets are timed from the capture start)', () => {
+    const late = [...phantom({ durationSec: 24 })].filter((p) => p.tMicros >= 12e6);
+    const r = estimateOffline(late).quality.reasons.find((x) => x.code === 'face_lost');
+    expect(r?.value).toBeCloseTo(0.5, 1);
+    // The same crops re-timed to start at 0: a face all along.
+    const retimed = late.map((p) => ({ ...p, tMicros: p.tMicros - 12e6 }) as Packet);
+    expect(reasonCodes(retimed)).not.toContain('face_lost');
+    // A first crop within half a second (the detector's first answer) is no gap.
+    const prompt = [...phantom()].filter((p) => p.tMicros >= 0.4e6);
+    expect(reasonCodes(prompt)).not.toContain('face_lost');
+  });
+
   it('low_light and overexposed: the crops darkened to a fifth, and brightened 2.5 times', () => {
     expect(reasonCodes(degrade(phantom(), (v) => v * 0.2))).toContain('low_light');
     const bright = reasonCodes(degrade(phantom(), (v) => v * 2.5));

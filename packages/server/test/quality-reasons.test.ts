@@ -88,7 +88,8 @@ describe('quality reasons through the cloud doors', () => {
 
   plain('a live session whose first crop comes 12 s after its start says face_lost', { timeout: 60_000 }, async () => {
     // Packets are timed from the session's start (spec) and the tracker sends crops only while it
-    // follows a face: 12 s without a crop, then 12 s with one, is half the capture without a face.
+    // follows a face: 12 s without a crop, then 12 s with one, is half the capture without a face
+    // (the engine counts the time before the first crop, through every door).
     const { packets } = generatePhantom({ durationSec: 24, heartRateBpm: 70, seed: 9 });
     const late = packets.filter((p) => p.tMicros >= 12e6);
     const s = await createSession(srv, key, { durationSec: 30 });
@@ -99,6 +100,7 @@ describe('quality reasons through the cloud doors', () => {
     const lost = final.measurement.quality.reasons.find((r: { code: string }) => r.code === 'face_lost');
     expect(lost?.value).toBeCloseTo(0.5, 1);
     expect(lost?.hint).toBe(QUALITY_REASON_HINTS.face_lost);
+    expect(final.measurement.quality.reasons).toEqual(estimateOffline(late).quality.reasons);
     // A session from its start: no face_lost.
     expect(estimateOffline(packets).quality.reasons.map((r) => r.code)).not.toContain('face_lost');
   });

@@ -18,9 +18,10 @@ export interface CaptureSource {
 export interface CaptureFacts {
   durationSec: number;
   /**
-   * How long the whole capture lasted, face or no face: the followed span over the source's face
-   * presence when the source says it (Infinity for a presence of 0: packets exist only where a face
-   * was, so none say how long there was none); else `durationSec`, whose gaps already count.
+   * How long the whole capture lasted, face or no face: from its start (the first crop's time) to
+   * the last crop, or the followed span over the source's face presence when the source says it and
+   * that is longer (Infinity for a presence of 0: packets exist only where a face was, so none say
+   * how long there was none).
    */
   captureSec?: number;
   /** Share of the capture without a followed face, 0..1 (gaps over LONG_GAP_SEC; the source's presence). */
@@ -138,13 +139,18 @@ export function captureFacts(
   source: CaptureSource = {},
 ): CaptureFacts {
   const tl = timeline(trace);
-  const total = tl.durationSec + (tl.fps > 0 ? 1 / tl.fps : 0);
-  let faceLostShare = total > 0 ? tl.lostSec / total : 0;
-  let captureSec = tl.durationSec;
+  // Packets are timed from the capture's start (the spec: from the session's start) and crops exist
+  // only where the face was followed, so the time before the first crop is time without a face, as
+  // a gap between crops is (the time after the last one is not known: a session may stay open).
+  const first = trace.n > 0 ? trace.tMicros[0] / 1e6 : 0;
+  const lead = first > LONG_GAP_SEC ? first : 0;
+  const total = tl.durationSec + (tl.fps > 0 ? 1 / tl.fps : 0) + lead;
+  let faceLostShare = total > 0 ? (tl.lostSec + lead) / total : 0;
+  let captureSec = tl.durationSec + lead;
   if (source.facePresence !== undefined && Number.isFinite(source.facePresence)) {
     const presence = Math.min(1, Math.max(0, source.facePresence));
     faceLostShare = Math.max(faceLostShare, 1 - presence);
-    captureSec = presence > 0 ? Math.max(tl.durationSec, tl.durationSec / presence) : Infinity;
+    captureSec = presence > 0 ? Math.max(captureSec, tl.durationSec / presence) : Infinity;
   }
   const ex = trace.exposure;
   const n = trace.n;

@@ -8,7 +8,6 @@ import { STREAM_QUEUE_FRAMES, faceCropTMicros, type FaceCropPacket, type Packet 
 import {
   StreamingEstimator,
   type AnalyzeOptions,
-  type CaptureSource,
   type EngineEvent,
   type EngineMeasurement,
   type RgbTrace,
@@ -128,8 +127,7 @@ export class FramePipeline {
   /** Every queued frame processed, then the estimator's result (`undefined`: no frame was processed). */
   finish(): EngineMeasurement | undefined {
     while (this.drain(Infinity));
-    const e = this.estimator;
-    const m = this.processed > 0 ? e!.finish(liveCaptureSource(e!.finishInput().trace)) : undefined;
+    const m = this.processed > 0 ? this.estimator!.finish() : undefined;
     this.estimator = undefined;
     return m;
   }
@@ -144,10 +142,7 @@ export class FramePipeline {
     while (this.drain(Infinity));
     const estimator = this.estimator;
     this.estimator = undefined;
-    if (!(this.processed > 0)) return undefined;
-    const input = estimator!.finishInput();
-    const source = liveCaptureSource(input.trace);
-    return analyze(source ? { trace: input.trace, opts: { ...input.opts, source } } : input);
+    return this.processed > 0 ? analyze(estimator!.finishInput()) : undefined;
   }
 
   /** The session ended: nothing queued is processed any more. */
@@ -171,21 +166,4 @@ export class FramePipeline {
     const from = this.lastProcessedT >= 0 ? this.lastProcessedT : (this.queue.oldest()?.tMicros ?? newest);
     return Math.max(0, Math.round((newest - from) / 1000));
   }
-}
-
-/**
- * What a live session knows beyond its packets, for the quality reasons: the spec times every
- * packet from the session's start, and the tracker sends crops only while it follows a face, so a
- * first crop at 12 s means 12 s without one. The face's share is then the crops' span over the time
- * to the last crop (the gaps between crops the engine counts itself; the time after the last crop is
- * not counted: a client may hold a session open after its capture). Undefined when the crops do
- * not say (fewer than two, or none after the start).
- */
-export function liveCaptureSource(trace: RgbTrace): CaptureSource | undefined {
-  const n = trace.n;
-  if (n < 2) return undefined;
-  const first = trace.tMicros[0];
-  const last = trace.tMicros[n - 1];
-  if (!(last > 0) || !(first >= 0)) return undefined;
-  return { facePresence: (last - first) / last };
 }

@@ -9,7 +9,15 @@
  */
 import jpeg from 'jpeg-js';
 import { toDetectedFace } from '@vitals/tracker';
-import { BASE_CONFIG, loadHuman, type HumanFace } from './human-runtime.js';
+import { AUX_GROUP } from './aux-group.js';
+import {
+  BASE_CONFIG,
+  loadHuman,
+  type HumanFace,
+  type HumanRuntime,
+  type RgbImage,
+  type SeedBox,
+} from './human-runtime.js';
 
 export const EMOTION_CLASSES = [
   'Anger',
@@ -47,7 +55,23 @@ export interface AuxAnalysis {
 export interface AuxAnalyzer {
   readonly emotionAvailable: boolean;
   readonly gazeAvailable: boolean;
-  /** Analyses one reassembled 448x448 aux JPEG. Calls are serialized process-wide. */
+  /** Analyses one reassembled 448x448 aux JPEG (a full detection). Calls are serialized process-wide. */
+  analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis>;
+  /**
+   * A capture's aux images analysed in order, cheaper than one by one (AUX_GROUP); absent where an
+   * analyzer has no such mode (then `analyze` each).
+   */
+  series?(): AuxSeries;
+}
+
+/**
+ * A capture's aux images, in order. The first of every AUX_GROUP images (counted from the series'
+ * first) is a full detection; the others start FaceMesh from the face box BlazeFace gave that one
+ * (about half the CPU of a full detection: no BlazeFace), and fall back to a full detection when
+ * FaceMesh finds no face there. An image's analysis depends only on itself and its group's first
+ * image, so a capture split into parts at multiples of AUX_GROUP gets the same analyses.
+ */
+export interface AuxSeries {
   analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis>;
 }
 
@@ -122,12 +146,74 @@ const AUX_CONFIG = {
   face: { ...BASE_CONFIG.face, detector: { ...BASE_CONFIG.face.detector, maxDetected: 1 } },
 };
 
+function decodeAux(jpegBytes: Uint8Array): RgbImage | null {
+  try {
+    return jpeg.decode(jpegBytes, {
+      useTArray: true,
+      formatAsRGBA: false,
+      maxResolutionInMP: 4,
+      maxMemoryUsageInMB: 64,
+    });
+  } catch {
+    return null;
+  }
+}
+
+/** Where a face mesh sits in a detector box: its centre and larger side, in box sides. */
+interface MeshInBox {
+  dx: number;
+  dy: number;
+  size: number;
+}
+
+/** A group's first image: the box BlazeFace gave FaceMesh, and where the mesh sat in it. */
+interface Anchor {
+  box: SeedBox;
+  mesh: MeshInBox;
+}
+
+/**
+ * How far a mesh may sit from its group's first one, in box sides, for an analysis from that
+ * first image's box to stand: the centre within 0.04 and the size within 6 %. On 765 aux images
+ * of six UBFC-rPPG videos (faces followed by our tracker) the centre moved at most 0.026 and the
+ * size 2.2 % (5.5 % once); a face shifted by 20 px in a 448 px image moves it 0.06, one scaled by
+ * 0.8 or 1.2 the size by 16 % and 9 % (docs/media.md, "Aux analyses").
+ */
+const FACE_MOVED = { centre: 0.04, size: 0.06 };
+
+function meshInBox(face: HumanFace, box: SeedBox): MeshInBox | null {
+  const m = face.mesh;
+  if (!m || m.length < 468) return null;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (let i = 0; i < 468; i++) {
+    const [x, y] = m[i];
+    x0 = Math.min(x0, x);
+    x1 = Math.max(x1, x);
+    y0 = Math.min(y0, y);
+    y1 = Math.max(y1, y);
+  }
+  const side = box.endPoint[0] - box.startPoint[0];
+  if (!(side > 0)) return null;
+  return {
+    dx: ((x0 + x1) / 2 - (box.startPoint[0] + box.endPoint[0]) / 2) / side,
+    dy: ((y0 + y1) / 2 - (box.startPoint[1] + box.endPoint[1]) / 2) / side,
+    size: Math.max(x1 - x0, y1 - y0) / side,
+  };
+}
+
+function faceMoved(a: MeshInBox, b: MeshInBox): boolean {
+  return Math.hypot(a.dx - b.dx, a.dy - b.dy) > FACE_MOVED.centre || Math.abs(a.size / b.size - 1) > FACE_MOVED.size;
+}
+
 /**
  * Loads the emotion and gaze models (shared Human instance; ~0.3 s the first time in a process).
  * Never throws for missing models: the `available` flags say what this node can do.
  */
 export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
-  let rt;
+  let rt: HumanRuntime;
   try {
     rt = await loadHuman();
   } catch {
@@ -136,38 +222,60 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
   const runtime = rt;
   const emotionAvailable = runtime.loaded.includes('emotion');
   const gazeAvailable = runtime.loaded.includes('iris');
+  const fromFace = (face: HumanFace | undefined): AuxAnalysis => {
+    if (!face) return {};
+    const mesh = toDetectedFace(face).mesh;
+    const out: AuxAnalysis = {};
+    if (emotionAvailable && face.emotion) out.emotion = toEightClasses(face.emotion, mesh);
+    const angle = face.rotation?.angle;
+    if (gazeAvailable && mesh && angle) out.gaze = gazeFromMesh(mesh, angle.yaw, angle.pitch);
+    return out;
+  };
+  /**
+   * One image. With `from` (its group's first image: the box BlazeFace gave FaceMesh there, and
+   * where the mesh sat in that box), FaceMesh starts from that box, and the result stands when
+   * the mesh sits where the first image's did (FACE_MOVED); otherwise, and without `from`, a full
+   * detection. `anchor`: what a full detection leaves for its group's next images.
+   */
+  const run = (
+    jpegBytes: Uint8Array,
+    from: Anchor | null,
+  ): Promise<{ analysis: AuxAnalysis; anchor: Anchor | null }> => {
+    const image = decodeAux(jpegBytes);
+    if (!image) return Promise.resolve({ analysis: {}, anchor: null });
+    // Full detections and detections from a box on the shared instance: no tracker leases it, and
+    // nothing of one call is kept for the next.
+    return runtime.runExclusive(async () => {
+      if (from && runtime.detectFromBox) {
+        const face = (await runtime.detectFromBox(image, from.box, AUX_CONFIG)).face[0];
+        const at = face && meshInBox(face, from.box);
+        if (at && !faceMoved(at, from.mesh)) return { analysis: fromFace(face), anchor: null };
+      }
+      const face = (await runtime.detectRgb(image, AUX_CONFIG)).face[0];
+      const box = runtime.detectorBoxes?.()[0];
+      const mesh = face && box ? meshInBox(face, box) : null;
+      return { analysis: fromFace(face), anchor: box && mesh ? { box, mesh } : null };
+    });
+  };
   return {
     emotionAvailable,
     gazeAvailable,
-    analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis> {
-      let image: { data: Uint8Array; width: number; height: number };
-      try {
-        image = jpeg.decode(jpegBytes, {
-          useTArray: true,
-          formatAsRGBA: false,
-          maxResolutionInMP: 4,
-          maxMemoryUsageInMB: 64,
-        });
-      } catch {
-        return Promise.resolve({});
-      }
-      return runtime.runExclusive(async () => {
-        // Full detections on the shared instance: no tracker leases it, so no tracking state is touched.
-        const input = runtime.tensorFrom(image);
-        try {
-          const result = await runtime.human.detect(input, AUX_CONFIG);
-          const face: HumanFace | undefined = result.face[0];
-          if (!face) return {};
-          const mesh = toDetectedFace(face).mesh;
-          const out: AuxAnalysis = {};
-          if (emotionAvailable && face.emotion) out.emotion = toEightClasses(face.emotion, mesh);
-          const angle = face.rotation?.angle;
-          if (gazeAvailable && mesh && angle) out.gaze = gazeFromMesh(mesh, angle.yaw, angle.pitch);
-          return out;
-        } finally {
-          input.dispose();
-        }
-      });
+    async analyze(jpegBytes) {
+      return (await run(jpegBytes, null)).analysis;
+    },
+    series() {
+      let index = 0;
+      // This group's first image's detector box and mesh; null when it had no face.
+      let anchor: Anchor | null = null;
+      return {
+        async analyze(jpegBytes) {
+          const first = index++ % AUX_GROUP === 0;
+          if (first) anchor = null;
+          const r = await run(jpegBytes, first ? null : anchor);
+          if (first) anchor = r.anchor;
+          return r.analysis;
+        },
+      };
     },
   };
 }

@@ -4,10 +4,11 @@
  * `dist/` folder: nothing is fetched from a network, ever (RPPG-NOTES 4C).
  *
  * Human keeps its detector cache (the boxes FaceMesh tracks from) and its models in module state.
- * `loadHuman()` is the process's shared instance for stateless calls (the aux analyzer's full
- * detections); a tracker leases an instance of its own with `leaseHuman()` (a fresh evaluation of
- * Human's module, pooled and reused after release), so its tracking never depends on another job
- * (issue 15 §2, issue 17). Every inference in the process goes through one queue (`runExclusive`):
+ * `loadHuman()` is the process's shared instance for the aux analyzer (a fresh evaluation of Human's
+ * module too, so that its FaceMesh can be handed a box to start from: `detectFromBox`; no call
+ * leaves anything for the next); a tracker leases an instance of its own with `leaseHuman()` (a
+ * fresh evaluation of Human's module, pooled and reused after release), so its tracking never
+ * depends on another job (issue 15 §2, issue 17). Every inference in the process goes through one queue (`runExclusive`):
  * tfjs-wasm is single-threaded, and interleaved async detections would only contend.
  */
 import { readFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { replayKernels, type ReplayModel, type ReplayTf } from './graph-replay.j
 import { FrameChangeCheck, patchHumanMeshCache, patchHumanSkip, type MeshCache, type SkipTf } from './human-skip.js';
 import { I420Frame } from './yuv.js';
 
-export type { HumanFace } from '@vitals/tracker';
+export type { HumanFace, RgbImage } from '@vitals/tracker';
 
 const require = createRequire(import.meta.url);
 
@@ -67,6 +68,22 @@ export interface HumanRuntime {
   tensorFrom(image: RgbImage): HumanTensor;
   /** One tracking detection on `image` (a leased instance: its frame-change check runs on the bytes). */
   detectRgb(image: RgbImage, config: object): Promise<{ face: HumanFace[]; error?: string | null }>;
+  /**
+   * The aux instance only (`loadHuman`; undefined on a tracker's): one detection whose FaceMesh
+   * starts from `box` instead of running BlazeFace first. Nothing of it is kept for the next call.
+   */
+  detectFromBox?(image: RgbImage, box: SeedBox, config: object): Promise<{ face: HumanFace[]; error?: string | null }>;
+  /**
+   * The aux instance only: the boxes BlazeFace gave FaceMesh in the last `detectRgb` (enlarged and
+   * squared by Human, in pixels), what `detectFromBox` takes; empty when it found no face.
+   */
+  detectorBoxes?(): SeedBox[];
+}
+
+/** A face box in pixels, as Human's detector gives FaceMesh (square, the face with its margin). */
+export interface SeedBox {
+  startPoint: [number, number];
+  endPoint: [number, number];
 }
 
 export function humanPackageDir(): string {
@@ -148,14 +165,14 @@ export async function leaseHuman(): Promise<HumanSession> {
 
 /** Loads Human once per process (about 0.3 s and ~60 MB); later calls share it. */
 export function loadHuman(): Promise<HumanRuntime> {
-  runtime ??= create().catch((err: unknown) => {
+  runtime ??= create(false, true).catch((err: unknown) => {
     runtime = undefined;
     throw err;
   });
   return runtime;
 }
 
-async function create(separate = false): Promise<HumanRuntime> {
+async function create(separate = false, seedable = false): Promise<HumanRuntime> {
   const dir = humanPackageDir();
   const modelDir = path.join(dir, 'models');
   const wasmDir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm')) + path.sep;
@@ -164,7 +181,7 @@ async function create(separate = false): Promise<HumanRuntime> {
   // handles, its frame-change check on our bytes: human-skip.ts); tfjs stays shared through
   // require's cache.
   const hook: SkipHook = {};
-  const { Human } = (separate ? evaluateHuman(main, hook) : require(main)) as {
+  const { Human } = (separate || seedable ? evaluateHuman(main, hook) : require(main)) as {
     Human: new (config: object) => HumanInstance;
   };
   // A tracker's own instance needs BlazeFace and FaceMesh only (iris and emotion stay with the shared one).
@@ -203,6 +220,10 @@ async function create(separate = false): Promise<HumanRuntime> {
   // An I420 frame whose values reach the tensor only where Human reads them (fillWhole, fillBoxes).
   let lazy: { frame: I420Frame; whole: boolean } | null = null;
   const meshCache = hook.meshCache;
+  // The aux instance: what BlazeFace gives FaceMesh is recorded (Human assigns its cache's boxes
+  // twice a call: the detector's, then the ones re-centred on the mesh for the next call), and
+  // FaceMesh can be handed a box to start from (detectFromBox).
+  const seeds = seedable && meshCache ? seedsOf(meshCache) : null;
   const heapOf = (tensor: HumanTensor, n: number): Float32Array => {
     const heap = tf.backend().typedArrayFromHeap?.(tensor);
     if (!(heap instanceof Float32Array) || heap.length !== n)
@@ -248,7 +269,10 @@ async function create(separate = false): Promise<HumanRuntime> {
     const skipTime = (d?.skipTime || 0) - 60_000 > performance.now() - meshCache.timestamp;
     return skipFrame && skipTime;
   };
+  // A detection from a given box (detectFromBox): our frame check allows Human's cache.
+  let seeded = false;
   hook.skip = async (config, tensor) => {
+    if (seeded) return true;
     if (lazy) {
       const allowed = await check.skipI420(config.cacheSensitivity, tensor, lazy.frame, fillWhole);
       if (tracksFromCache(config, allowed)) fillBoxes(meshCache!.boxes);
@@ -283,6 +307,33 @@ async function create(separate = false): Promise<HumanRuntime> {
   };
   // Lazy input needs both patches: our check decides, and we see the boxes FaceMesh will crop.
   const lazyCapable = hook.meshCache !== undefined && separate;
+  const detectRgbNow = async (
+    image: RgbImage,
+    config: object,
+  ): Promise<{ face: HumanFace[]; error?: string | null }> => {
+    if (image.data.length !== image.width * image.height * 3 || (image.channels ?? 3) !== 3) {
+      throw new Error('a tracking detection needs an RGB image');
+    }
+    if (lazyCapable && image instanceof I420Frame) {
+      // The frame's RGB and the tensor's values are made in the frame-change check, where Human
+      // has decided what it will read: the whole frame for a full detection, the cached boxes
+      // for a tracking call (issue 18: ~3-4 ms of conversion and copies less per tracking call).
+      lazy = { frame: image, whole: false };
+      try {
+        return await human.detect(tensorOf(image.width, image.height), config);
+      } finally {
+        lazy = null;
+      }
+    }
+    // Frames whose RGB is made on demand are made whole here (the detector reads them itself).
+    (image as { prepareRegion?: (box: null) => void }).prepareRegion?.(null);
+    current = image.data;
+    try {
+      return await human.detect(inputOf(image), config);
+    } finally {
+      current = null;
+    }
+  };
   return {
     human,
     version: human.version,
@@ -290,29 +341,41 @@ async function create(separate = false): Promise<HumanRuntime> {
     loaded,
     runExclusive,
     tensorFrom,
-    async detectRgb(image, config) {
-      if (image.data.length !== image.width * image.height * 3 || (image.channels ?? 3) !== 3) {
-        throw new Error('a tracking detection needs an RGB image');
-      }
-      if (lazyCapable && image instanceof I420Frame) {
-        // The frame's RGB and the tensor's values are made in the frame-change check, where Human
-        // has decided what it will read: the whole frame for a full detection, the cached boxes
-        // for a tracking call (issue 18: ~3-4 ms of conversion and copies less per tracking call).
-        lazy = { frame: image, whole: false };
-        try {
-          return await human.detect(tensorOf(image.width, image.height), config);
-        } finally {
-          lazy = null;
+    detectFromBox: seeds
+      ? async (image, box, config) => {
+          const cfg = config as { face?: { detector?: object } };
+          const face = cfg.face ?? {};
+          // FaceMesh crops its cached boxes when the frame check allows the cache (ours does, for
+          // this call) and neither count has run out (facemesh.ts `predict`).
+          const fromCache = {
+            ...cfg,
+            face: { ...face, detector: { ...face.detector, skipFrames: 1, skipTime: 3_600_000 } },
+          };
+          seeds.setBoxes([
+            {
+              startPoint: [box.startPoint[0], box.startPoint[1]],
+              endPoint: [box.endPoint[0], box.endPoint[1]],
+              confidence: 1,
+              // What Human's detector boxes also carry (read while the face is assembled).
+              landmarks: [],
+              size: [box.endPoint[0] - box.startPoint[0], box.endPoint[1] - box.startPoint[1]],
+            },
+          ]);
+          seeded = true;
+          try {
+            return await detectRgbNow(image, fromCache);
+          } finally {
+            seeded = false;
+            seeds.setBoxes([]);
+          }
         }
-      }
-      // Frames whose RGB is made on demand are made whole here (the detector reads them itself).
-      (image as { prepareRegion?: (box: null) => void }).prepareRegion?.(null);
-      current = image.data;
-      try {
-        return await human.detect(inputOf(image), config);
-      } finally {
-        current = null;
-      }
+      : undefined,
+    detectorBoxes: seeds
+      ? () => seeds.detected.map((b) => ({ startPoint: b.startPoint, endPoint: b.endPoint }))
+      : undefined,
+    async detectRgb(image, config) {
+      seeds?.begin();
+      return detectRgbNow(image, config);
     },
   };
 }
@@ -344,4 +407,47 @@ function evaluateHuman(main: string, hook: SkipHook): unknown {
     hook.meshCache = module.vitalsMeshCache;
   }
   return module.exports;
+}
+
+/**
+ * FaceMesh's cache of the aux instance with its `boxes` behind an accessor: the first boxes Human
+ * stores after `begin()` are BlazeFace's (copied into `detected`), and `setBoxes` hands FaceMesh a
+ * box to start from, with the counts that let it use it (or none: `[]`).
+ */
+function seedsOf(cache: MeshCache): {
+  detected: SeedBox[];
+  begin(): void;
+  setBoxes(boxes: (SeedBox & { confidence: number; landmarks: number[][]; size: [number, number] })[]): void;
+} {
+  let boxes = cache.boxes;
+  let recording = false;
+  const seeds = {
+    detected: [] as SeedBox[],
+    begin() {
+      seeds.detected = [];
+      recording = true;
+    },
+    setBoxes(next: (SeedBox & { confidence: number; landmarks: number[][]; size: [number, number] })[]) {
+      boxes = next as unknown as MeshCache['boxes'];
+      cache.skipped = next.length ? 0 : Number.MAX_SAFE_INTEGER;
+      cache.timestamp = next.length ? performance.now() : 0;
+      recording = false;
+    },
+  };
+  Object.defineProperty(cache, 'boxes', {
+    configurable: true,
+    enumerable: true,
+    get: () => boxes,
+    set(v: MeshCache['boxes']) {
+      if (recording) {
+        recording = false;
+        seeds.detected = v.map((b) => ({
+          startPoint: [b.startPoint[0], b.startPoint[1]],
+          endPoint: [b.endPoint[0], b.endPoint[1]],
+        }));
+      }
+      boxes = v;
+    },
+  });
+  return seeds;
 }

@@ -9,7 +9,14 @@ import type { AuxChunkPacket, Packet, TelemetryPacket } from '@vitals/protocol';
 import { dequantizeTelemetry } from '@vitals/protocol';
 import jpeg from 'jpeg-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAuxAnalyzer, EMOTION_CLASSES, videoToPackets, type VideoResult } from '../src/index.js';
+import {
+  AUX_GROUP,
+  createAuxAnalyzer,
+  EMOTION_CLASSES,
+  videoToPackets,
+  type AuxAnalysis,
+  type VideoResult,
+} from '../src/index.js';
 import { cutReal, HAS_UBFC, tempDir, UBFC_SAMPLE } from './helpers.js';
 
 const tmp = tempDir();
@@ -66,6 +73,62 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
     expect(Math.abs(a.gaze!.yaw)).toBeLessThan(0.8);
     expect(Math.abs(a.gaze!.pitch)).toBeLessThan(0.8);
   });
+
+  it('aux images as a series: a full detection every AUX_GROUP, the others from its box, the same means', async () => {
+    if (!r.ok) throw new Error(r.code);
+    const jpegs = auxJpegs(r.packets);
+    const analyzer = await createAuxAnalyzer();
+    const full: AuxAnalysis[] = [];
+    for (const j of jpegs) full.push(await analyzer.analyze(j));
+    const series = analyzer.series!();
+    const seq: AuxAnalysis[] = [];
+    for (const j of jpegs) seq.push(await series.analyze(j));
+    // A group's first image is its full detection; the others were analysed from its box (other
+    // floats), every one with a face.
+    for (let i = 0; i < jpegs.length; i += AUX_GROUP) expect(seq[i]).toEqual(full[i]);
+    const fromBox = seq.filter((a, i) => i % AUX_GROUP !== 0 && JSON.stringify(a) !== JSON.stringify(full[i]));
+    expect(fromBox.length).toBeGreaterThan(0.8 * (jpegs.length - Math.ceil(jpegs.length / AUX_GROUP)));
+    expect(seq.every((a) => a.emotion && a.gaze)).toBe(true);
+    // What the measurement stores: the mean probabilities and the mean gaze, within what a shift of
+    // the images by one pixel moves them (docs/media.md, "Aux analyses").
+    const mean = (list: AuxAnalysis[]) => ({
+      emotion: EMOTION_CLASSES.map((_, k) => list.reduce((s, a) => s + a.emotion![k], 0) / list.length),
+      yaw: list.reduce((s, a) => s + a.gaze!.yaw, 0) / list.length,
+      pitch: list.reduce((s, a) => s + a.gaze!.pitch, 0) / list.length,
+    });
+    const a = mean(seq);
+    const b = mean(full);
+    expect(a.emotion.reduce((s, v, k) => s + Math.abs(v - b.emotion[k]), 0)).toBeLessThan(0.1);
+    expect(a.emotion.indexOf(Math.max(...a.emotion))).toBe(b.emotion.indexOf(Math.max(...b.emotion)));
+    expect(Math.hypot(a.yaw - b.yaw, a.pitch - b.pitch)).toBeLessThan(0.5 / 57.3);
+    // A series split at a group boundary analyses its images as the whole one does.
+    const rest = analyzer.series!();
+    const tail: AuxAnalysis[] = [];
+    for (const j of jpegs.slice(2 * AUX_GROUP)) tail.push(await rest.analyze(j));
+    expect(tail).toEqual(seq.slice(2 * AUX_GROUP));
+  }, 120_000);
+
+  it('a face that moved away from the first image of its group is detected afresh', async () => {
+    if (!r.ok) throw new Error(r.code);
+    const [first, second] = auxJpegs(r.packets);
+    const analyzer = await createAuxAnalyzer();
+    // The second image's face 40 px to the right and 20 % smaller: the first one's box no longer fits it.
+    const img = jpeg.decode(second, { useTArray: true, formatAsRGBA: true });
+    const moved = new Uint8Array(img.data.length).fill(128);
+    for (let y = 0; y < img.height; y++)
+      for (let x = 0; x < img.width; x++) {
+        const sx = Math.round((x - 224 - 40) / 0.8 + 224);
+        const sy = Math.round((y - 224) / 0.8 + 224);
+        if (sx < 0 || sy < 0 || sx >= img.width || sy >= img.height) continue;
+        moved.set(img.data.subarray((sy * img.width + sx) * 4, (sy * img.width + sx) * 4 + 4), (y * img.width + x) * 4);
+      }
+    const movedJpeg = new Uint8Array(jpeg.encode({ width: img.width, height: img.height, data: moved }, 90).data);
+    const series = analyzer.series!();
+    await series.analyze(first);
+    const fromSeries = await series.analyze(movedJpeg);
+    expect(fromSeries.gaze).toBeDefined();
+    expect(fromSeries).toEqual(await analyzer.analyze(movedJpeg));
+  }, 60_000);
 
   it('face_too_small with the real detector: the same face at 320x240', async () => {
     const small = await videoToPackets(await cutReal(UBFC_SAMPLE, at('small.mp4'), 21, '320:240'));

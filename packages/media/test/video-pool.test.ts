@@ -97,7 +97,7 @@ describe.skipIf(!HAS_UBFC)('video pool: the same packets under concurrency (UBFC
 });
 
 describe.skipIf(!HAS_UBFC)('video pool: aux analysis on a worker', () => {
-  it('gives the analyses and capabilities of the main-thread aux analyzer, image by image', async () => {
+  it('gives the analyses and capabilities of the main-thread aux analyzer, as one series', async () => {
     // Two 448x448 face JPEGs from a real recording, as a job's aux crops are.
     const images = [1, 5].map((sec) => {
       const out = path.join(tmp.dir, `aux-${sec}.jpg`);
@@ -111,8 +111,9 @@ describe.skipIf(!HAS_UBFC)('video pool: aux analysis on a worker', () => {
     try {
       const threaded = await p.analyzeAux(images);
       const analyzer = await createAuxAnalyzer();
+      const series = analyzer.series!();
       const inline = [];
-      for (const img of images) inline.push(await analyzer.analyze(img));
+      for (const img of images) inline.push(await series.analyze(img));
       expect(threaded).toEqual(inline);
       expect(threaded[0].emotion).toHaveLength(8);
       expect(await p.auxCapabilities()).toEqual({ emotion: analyzer.emotionAvailable, gaze: analyzer.gazeAvailable });

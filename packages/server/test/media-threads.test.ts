@@ -71,7 +71,7 @@ const FACE_VIDEO = ubfcVideo('subject3');
 describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the video workers', () => {
   const { threads: two, dir } = threadsAndDir(2, 'vitals-aux-split-');
 
-  test('gives the analyses of one analyzer, image by image and in order', async () => {
+  test('gives the analyses of one analyzer series, in order (parts start at group boundaries)', async () => {
     // 40 aux-sized face JPEGs, one every 1.5 s of a real recording (as a job's, 448x448).
     const n = 2 * AUX_MIN_PER_WORKER + 8;
     execFileSync(resolveFfmpeg().ffmpeg, [
@@ -82,9 +82,9 @@ describe.skipIf(!FACE_VIDEO)('a job emotion and gaze analysis split across the v
       { length: n },
       (_, i) => new Uint8Array(readFileSync(path.join(dir, `a${String(i + 1).padStart(3, '0')}.jpg`))),
     );
-    const analyzer = await createAuxAnalyzer();
+    const series = (await createAuxAnalyzer()).series!();
     const inline = [];
-    for (const img of images) inline.push(await analyzer.analyze(img));
+    for (const img of images) inline.push(await series.analyze(img));
     expect(inline.filter((a) => a.emotion).length).toBeGreaterThan(n / 2); // faces were found
     const threaded = await two.auxAnalyses(images, signal);
     expect(threaded).toEqual(inline);

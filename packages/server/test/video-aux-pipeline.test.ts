@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createAuxAnalyzer, resolveFfmpeg, type AuxAnalysis } from '@vitals/media';
+import { AUX_GROUP, createAuxAnalyzer, resolveFfmpeg, type AuxAnalysis } from '@vitals/media';
 import { createJob, json, systemClock, ubfcVideo, videoCut, waitFor, type BatchWorld } from './batch-world.js';
 import { createWorld } from '../src/testing.js';
 import { AUX_PARTS_IN_FLIGHT, AuxPipeline } from '../src/batch/aux-pipeline.js';
@@ -43,9 +43,10 @@ describe.skipIf(!VIDEO)('aux pipeline', () => {
       { length: n },
       (_, i) => new Uint8Array(readFileSync(path.join(dir, `a${String(i + 1).padStart(3, '0')}.jpg`))),
     );
-    const analyzer = await createAuxAnalyzer();
+    // One series over the capture's images (groups of AUX_GROUP), as the main-thread path analyses them.
+    const series = (await createAuxAnalyzer()).series!();
     inline = [];
-    for (const img of images) inline.push(await analyzer.analyze(img));
+    for (const img of images) inline.push(await series.analyze(img));
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,7 +79,22 @@ describe.skipIf(!VIDEO)('aux pipeline', () => {
     try {
       const p = new AuxPipeline(threads, signal);
       for (const img of images.slice(0, 20)) p.add(img);
-      expect(await p.finish(images.slice(20))).toEqual(inline.slice(20));
+      // The packets' images are a capture of their own: one series from their first.
+      const series = (await createAuxAnalyzer()).series!();
+      const expected: AuxAnalysis[] = [];
+      for (const img of images.slice(20)) expected.push(await series.analyze(img));
+      expect(await p.finish(images.slice(20))).toEqual(expected);
+    } finally {
+      await threads.close();
+    }
+  }, 120_000);
+
+  test('split across two workers at group boundaries: the analyses of one series', async () => {
+    const threads = createMediaThreads(2);
+    try {
+      // 40 images on 2 workers: parts of 24 and 16 (multiples of AUX_GROUP), run at once.
+      expect(await threads.auxAnalyses(images, signal)).toEqual(inline);
+      expect(threads.stats().video).toMatchObject({ workers: 2 });
     } finally {
       await threads.close();
     }
@@ -145,6 +161,12 @@ describe('aux pipeline: parts in flight', () => {
     expect(calls.reduce((a, b) => a + b, 0)).toBe(images.length);
     // Whole parts while the video runs; the rest in one call at the end (split there across workers).
     expect(calls.slice(0, -1).every((n) => n === AUX_MIN_PER_WORKER)).toBe(true);
+  });
+
+  test('parts start at group boundaries of the aux series: another part size is refused', () => {
+    const { threads } = slowPool();
+    expect(AUX_MIN_PER_WORKER % AUX_GROUP).toBe(0);
+    expect(() => new AuxPipeline(threads, new AbortController().signal, AUX_GROUP + 4)).toThrow(RangeError);
   });
 
   test('a part that ends sends the next one while the video still runs', async () => {

@@ -24,3 +24,4 @@ export {
 } from './video-pool.js';
 export type { VideoResult, VideoStats } from '../video.js';
 export type { AuxAnalysis } from '../aux-analyzer.js';
+export { AUX_GROUP } from '../aux-group.js';

@@ -64,7 +64,11 @@ export interface VideoPool {
     },
     signal?: AbortSignal,
   ): Promise<ConsumedVideoResult>;
-  /** `createAuxAnalyzer().analyze` of each image, in order, in a worker (emotion and gaze of a job). */
+  /**
+   * Emotion and gaze of a job's aux images, in order, in a worker: `createAuxAnalyzer().series()`
+   * over them, so `images` should be a capture's from a group boundary on (AUX_GROUP: the first, or
+   * a multiple of it); a single image is a full detection.
+   */
   analyzeAux(images: Uint8Array[], signal?: AbortSignal): Promise<AuxAnalysis[]>;
   /** Whether the emotion and iris models load (a worker loads them; the caller's thread does not). */
   auxCapabilities(): Promise<AuxCapabilities>;

@@ -44,10 +44,12 @@ serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxCap
   // The aux models (emotion, iris) load once per worker, on its first aux task.
   const a = await (analyzer ??= createAuxAnalyzer());
   if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
+  // A task's images are a run of a capture's that starts at a group boundary (AUX_GROUP).
+  const series = a.series?.() ?? a;
   const out: AuxAnalysis[] = [];
   for (const img of task.images) {
     signal.throwIfAborted();
-    out.push(await a.analyze(img));
+    out.push(await series.analyze(img));
   }
   return out;
 });

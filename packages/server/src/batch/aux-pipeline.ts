@@ -4,14 +4,15 @@
  * AUX_MIN_PER_WORKER images go to the video pool at once, where an idle worker (the second core)
  * analyses them beside the tracking. At the end the images handed out must be the job's aux images
  * (the type-4 chunks of its packets, reassembled) byte for byte; then the parts' analyses, in order,
- * are the answer, else those images are analysed again from the packets. Each image is a full
- * detection with no state carried from the one before, so how the images were split does not
- * change an analysis. At most AUX_PARTS_IN_FLIGHT parts of a job wait or run at a time: a long video
+ * are the answer, else those images are analysed again from the packets. Parts start at group
+ * boundaries of the aux series (AUX_MIN_PER_WORKER is a multiple of AUX_GROUP), and an image's
+ * analysis depends only on itself and its group's first image, so how the images were split does
+ * not change an analysis. At most AUX_PARTS_IN_FLIGHT parts of a job wait or run at a time: a long video
  * hands out images faster than one worker analyses them, and parts without a bound would fill the
  * pool's queue (a bounded one: past it tasks are refused) when several such jobs run at once; the
  * images beyond wait here and go with the rest when the video ends.
  */
-import type { AuxAnalysis } from '@vitals/media/threads';
+import { AUX_GROUP, type AuxAnalysis } from '@vitals/media/threads';
 import { AUX_MIN_PER_WORKER, type MediaThreads } from './media-threads.js';
 
 /** Parts of one job waiting for or running on the video pool at a time. */
@@ -44,6 +45,7 @@ export class AuxPipeline {
     private readonly partSize = AUX_MIN_PER_WORKER,
     private readonly maxInFlight = AUX_PARTS_IN_FLIGHT,
   ) {
+    if (partSize % AUX_GROUP !== 0) throw new RangeError(`aux part size ${partSize} is not a multiple of ${AUX_GROUP}`);
     this.onAbort = () => this.ac.abort(signal.reason);
     signal.addEventListener('abort', this.onAbort, { once: true });
   }

@@ -39,10 +39,11 @@ export async function analyzeAux(
   want: { emotion: boolean; gaze: boolean },
   signal?: AbortSignal,
 ): Promise<AuxAggregate> {
+  const series = analyzer.series?.() ?? analyzer;
   const analyses: AuxAnalysis[] = [];
   for (const img of images) {
     signal?.throwIfAborted();
-    analyses.push(await analyzer.analyze(img));
+    analyses.push(await series.analyze(img));
   }
   return sumAux(analyses, want);
 }

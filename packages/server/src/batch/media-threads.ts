@@ -10,7 +10,14 @@
 import type { AnalyzeOptions, EngineMeasurement, RgbTrace } from '@vitals/engine';
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
-import type { AuxAnalysis, ThreadPool, VideoPool, VideoPoolOptions, VideoResult } from '@vitals/media/threads';
+import {
+  AUX_GROUP,
+  type AuxAnalysis,
+  type ThreadPool,
+  type VideoPool,
+  type VideoPoolOptions,
+  type VideoResult,
+} from '@vitals/media/threads';
 import type { VideoPacketConsumer } from './video-consumer.js';
 import type { EstimateOutput, EstimateTask, FramesVerdict } from './estimate-worker.js';
 import { checkFramesFile } from './frames.js';
@@ -18,9 +25,11 @@ import { reassembleAux } from './aux.js';
 
 /**
  * Aux JPEGs per video worker below which a job's emotion and gaze analysis is not split across
- * workers (each worker loads the aux models once, ~0.5-1 s of CPU; an analysis is ~55 ms).
+ * workers (each worker loads the aux models once, ~0.5-1 s of CPU; an analysis is ~20-40 ms). A
+ * multiple of AUX_GROUP: the parts of a job start at group boundaries, so a split does not change
+ * an analysis (aux-analyzer.ts `AuxSeries`).
  */
-export const AUX_MIN_PER_WORKER = 16;
+export const AUX_MIN_PER_WORKER = 2 * AUX_GROUP;
 
 /** Trace samples above which a live session's final analysis runs on a thread (90 s at 30 fps: ~40-80 ms inline). */
 export const THREAD_MIN_CROPS = 2700;
@@ -143,12 +152,12 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
       if (threads === 0) return null;
       if (!images.length) return [];
       const pool = await getVideoPool();
-      // Split across the pool's workers, in order: each image is analysed on its own (a full
-      // detection, no state carried between images), so the analyses are the same wherever they
-      // run, and a 60 s video's ~120 images take about half the time on two cores.
+      // Split across the pool's workers, in order and at group boundaries (AUX_GROUP): an image's
+      // analysis depends only on itself and its group's first image, so the analyses are the same
+      // wherever they run, and a 60 s video's ~120 images take about half the time on two cores.
       const parts = Math.max(1, Math.min(pool.size, Math.floor(images.length / AUX_MIN_PER_WORKER)));
       if (parts === 1) return pool.analyzeAux(images, signal);
-      const per = Math.ceil(images.length / parts);
+      const per = AUX_GROUP * Math.ceil(images.length / parts / AUX_GROUP);
       const chunks: Uint8Array[][] = [];
       for (let i = 0; i < images.length; i += per) chunks.push(images.slice(i, i + per));
       return (await Promise.all(chunks.map((c) => pool.analyzeAux(c, signal)))).flat();

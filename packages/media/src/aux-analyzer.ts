@@ -9,7 +9,10 @@
  */
 import jpeg from 'jpeg-js';
 import { toDetectedFace } from '@vitals/tracker';
-import { AUX_GROUP } from './aux-group.js';
+import type { AuxAnalysis, AuxAnchor, AuxSeries, AuxStep, Gaze, MeshInBox } from './aux-series.js';
+
+export type { AuxAnalysis, Gaze } from './aux-series.js';
+import { seriesOf } from './aux-series.js';
 import {
   BASE_CONFIG,
   loadHuman,
@@ -39,40 +42,21 @@ const FROM_MODEL: Record<string, number> = {
   surprise: 7,
 };
 
-export interface Gaze {
-  /** Radians, positive towards the image's right. */
-  yaw: number;
-  /** Radians, positive upwards. */
-  pitch: number;
-}
-
-export interface AuxAnalysis {
-  /** Eight probabilities in EMOTION_CLASSES order; absent when no face or no emotion model. */
-  emotion?: number[];
-  gaze?: Gaze;
-}
-
 export interface AuxAnalyzer {
   readonly emotionAvailable: boolean;
   readonly gazeAvailable: boolean;
   /** Analyses one reassembled 448x448 aux JPEG (a full detection). Calls are serialized process-wide. */
   analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis>;
   /**
-   * A capture's aux images analysed in order, cheaper than one by one (AUX_GROUP); absent where an
+   * A capture's aux images analysed in order, cheaper than one by one (AuxSeries); absent where an
    * analyzer has no such mode (then `analyze` each).
    */
   series?(): AuxSeries;
-}
-
-/**
- * A capture's aux images, in order. The first of every AUX_GROUP images (counted from the series'
- * first) is a full detection; the others start FaceMesh from the face box BlazeFace gave that one
- * (about half the CPU of a full detection: no BlazeFace), and fall back to a full detection when
- * FaceMesh finds no face there. An image's analysis depends only on itself and its group's first
- * image, so a capture split into parts at multiples of AUX_GROUP gets the same analyses.
- */
-export interface AuxSeries {
-  analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis>;
+  /**
+   * One image of a series kept by the caller (`seriesOf`): `from` is its group's first image's
+   * anchor, null for a group's first image (a full detection).
+   */
+  step?(jpegBytes: Uint8Array, from: AuxAnchor | null): Promise<AuxStep>;
 }
 
 type Pt = readonly number[];
@@ -159,19 +143,6 @@ function decodeAux(jpegBytes: Uint8Array): RgbImage | null {
   }
 }
 
-/** Where a face mesh sits in a detector box: its centre and larger side, in box sides. */
-interface MeshInBox {
-  dx: number;
-  dy: number;
-  size: number;
-}
-
-/** A group's first image: the box BlazeFace gave FaceMesh, and where the mesh sat in it. */
-interface Anchor {
-  box: SeedBox;
-  mesh: MeshInBox;
-}
-
 /**
  * How far a mesh may sit from its group's first one, in box sides, for an analysis from that
  * first image's box to stand: the centre within 0.04 and the size within 6 %. On 765 aux images
@@ -237,10 +208,7 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
    * the mesh sits where the first image's did (FACE_MOVED); otherwise, and without `from`, a full
    * detection. `anchor`: what a full detection leaves for its group's next images.
    */
-  const run = (
-    jpegBytes: Uint8Array,
-    from: Anchor | null,
-  ): Promise<{ analysis: AuxAnalysis; anchor: Anchor | null }> => {
+  const step = (jpegBytes: Uint8Array, from: AuxAnchor | null): Promise<AuxStep> => {
     const image = decodeAux(jpegBytes);
     if (!image) return Promise.resolve({ analysis: {}, anchor: null });
     // Full detections and detections from a box on the shared instance: no tracker leases it, and
@@ -261,21 +229,9 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
     emotionAvailable,
     gazeAvailable,
     async analyze(jpegBytes) {
-      return (await run(jpegBytes, null)).analysis;
+      return (await step(jpegBytes, null)).analysis;
     },
-    series() {
-      let index = 0;
-      // This group's first image's detector box and mesh; null when it had no face.
-      let anchor: Anchor | null = null;
-      return {
-        async analyze(jpegBytes) {
-          const first = index++ % AUX_GROUP === 0;
-          if (first) anchor = null;
-          const r = await run(jpegBytes, first ? null : anchor);
-          if (first) anchor = r.anchor;
-          return r.analysis;
-        },
-      };
-    },
+    step,
+    series: () => seriesOf(step),
   };
 }

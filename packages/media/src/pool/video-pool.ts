@@ -7,6 +7,7 @@
 import os from 'node:os';
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalysis } from '../aux-analyzer.js';
+import type { AuxAnchor, AuxStep } from '../aux-series.js';
 import type { VideoOptions, VideoResult, VideoStats } from '../video.js';
 import { siblingModule } from './spawn.js';
 import { createThreadPool } from './thread-pool.js';
@@ -15,6 +16,7 @@ import { createThreadPool } from './thread-pool.js';
 export type VideoTask =
   | { kind: 'video'; file: string; opts: VideoPoolOptions; emitAux?: boolean; consume?: boolean }
   | { kind: 'aux'; images: Uint8Array[] }
+  | { kind: 'aux-step'; image: Uint8Array; from: AuxAnchor | null }
   | { kind: 'aux-capabilities' };
 
 export interface AuxCapabilities {
@@ -70,6 +72,11 @@ export interface VideoPool {
    * a multiple of it); a single image is a full detection.
    */
   analyzeAux(images: Uint8Array[], signal?: AbortSignal): Promise<AuxAnalysis[]>;
+  /**
+   * One image of an aux series kept by the caller (`seriesOf`; a live session's): the worker's
+   * `createAuxAnalyzer().step(image, from)`.
+   */
+  auxStep(image: Uint8Array, from: AuxAnchor | null, signal?: AbortSignal): Promise<AuxStep>;
   /** Whether the emotion and iris models load (a worker loads them; the caller's thread does not). */
   auxCapabilities(): Promise<AuxCapabilities>;
   stats(): { workers: number; busy: number; queued: number };
@@ -89,7 +96,7 @@ export const VIDEO_WORKER_NICE = 10;
 export function createVideoPool(
   options: { size?: number; maxQueued?: number; nice?: number; consumer?: URL } = {},
 ): VideoPool {
-  const pool = createThreadPool<VideoTask, VideoResult | AuxAnalysis[] | AuxCapabilities>({
+  const pool = createThreadPool<VideoTask, VideoResult | AuxAnalysis[] | AuxStep | AuxCapabilities>({
     entry: siblingModule(import.meta.url, 'video-worker'),
     size: options.size ?? defaultVideoThreads(),
     maxQueued: options.maxQueued,
@@ -117,6 +124,9 @@ export function createVideoPool(
     },
     analyzeAux(images, signal) {
       return pool.run({ kind: 'aux', images }, { signal }) as Promise<AuxAnalysis[]>;
+    },
+    auxStep(image, from, signal) {
+      return pool.run({ kind: 'aux-step', image, from }, { signal }) as Promise<AuxStep>;
     },
     auxCapabilities() {
       return pool.run({ kind: 'aux-capabilities' }) as Promise<AuxCapabilities>;

@@ -6,6 +6,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { createAuxAnalyzer, type AuxAnalysis, type AuxAnalyzer } from '../aux-analyzer.js';
+import type { AuxStep } from '../aux-series.js';
 import { videoToPackets, type VideoResult } from '../video.js';
 import { lowerThreadPriority } from './priority.js';
 import { serveTasks } from './serve.js';
@@ -27,29 +28,33 @@ async function importConsumer(url: string): Promise<{ createPacketConsumer: Crea
   return import(url) as Promise<{ createPacketConsumer: CreatePacketConsumer }>;
 }
 
-serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxCapabilities>(async (task, ctx) => {
-  const { signal, progress, emit } = ctx;
-  if (task.kind === 'video') {
-    const opts = { ...task.opts, signal, onProgress: progress, onAux: task.emitAux ? emit : undefined };
-    if (!task.consume) return videoToPackets(task.file, opts);
-    if (!data?.consumer) throw new Error('this video pool has no consumer module');
-    const consumer = (await (consumerModule ??= importConsumer(data.consumer))).createPacketConsumer();
-    const res = await videoToPackets(task.file, { ...opts, onPacket: (p) => consumer.push(p), keepCrops: false });
-    if (!res.ok) return res;
-    // The consumer's finish (the server's: the estimator over the whole capture, seconds for an
-    // hour) is a stage of its own for whoever shows the job's progress.
-    progress(1, 'estimating');
-    return { ...res, consumed: await consumer.finish(res.stats) };
-  }
-  // The aux models (emotion, iris) load once per worker, on its first aux task.
-  const a = await (analyzer ??= createAuxAnalyzer());
-  if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
-  // A task's images are a run of a capture's that starts at a group boundary (AUX_GROUP).
-  const series = a.series?.() ?? a;
-  const out: AuxAnalysis[] = [];
-  for (const img of task.images) {
-    signal.throwIfAborted();
-    out.push(await series.analyze(img));
-  }
-  return out;
-});
+serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxStep | AuxCapabilities>(
+  async (task, ctx) => {
+    const { signal, progress, emit } = ctx;
+    if (task.kind === 'video') {
+      const opts = { ...task.opts, signal, onProgress: progress, onAux: task.emitAux ? emit : undefined };
+      if (!task.consume) return videoToPackets(task.file, opts);
+      if (!data?.consumer) throw new Error('this video pool has no consumer module');
+      const consumer = (await (consumerModule ??= importConsumer(data.consumer))).createPacketConsumer();
+      const res = await videoToPackets(task.file, { ...opts, onPacket: (p) => consumer.push(p), keepCrops: false });
+      if (!res.ok) return res;
+      // The consumer's finish (the server's: the estimator over the whole capture, seconds for an
+      // hour) is a stage of its own for whoever shows the job's progress.
+      progress(1, 'estimating');
+      return { ...res, consumed: await consumer.finish(res.stats) };
+    }
+    // The aux models (emotion, iris) load once per worker, on its first aux task.
+    const a = await (analyzer ??= createAuxAnalyzer());
+    if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
+    if (task.kind === 'aux-step')
+      return a.step ? a.step(task.image, task.from) : { analysis: await a.analyze(task.image), anchor: null };
+    // A task's images are a run of a capture's that starts at a group boundary (AUX_GROUP).
+    const series = a.series?.() ?? a;
+    const out: AuxAnalysis[] = [];
+    for (const img of task.images) {
+      signal.throwIfAborted();
+      out.push(await series.analyze(img));
+    }
+    return out;
+  },
+);

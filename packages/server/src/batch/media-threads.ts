@@ -199,6 +199,9 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
             emotionAvailable: caps.emotion,
             gazeAvailable: caps.gaze,
             analyze: async (jpeg) => (await pool.analyzeAux([jpeg]))[0] ?? {},
+            // A session's own series, its images analysed one at a time on the worker.
+            step: (jpeg, from) => pool.auxStep(jpeg, from),
+            series: () => m.seriesOf((jpeg, from) => pool.auxStep(jpeg, from)),
           };
           return analyzer;
         } catch (err) {

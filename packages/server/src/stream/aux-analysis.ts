@@ -19,12 +19,19 @@ export class AuxChannel {
   private readonly assembler = new AuxAssembler();
   private busy = false;
   readonly aggregate: AuxAggregate = newAuxAggregate();
+  /**
+   * The session's aux images as one series (a full detection every AUX_GROUP analysed images, the
+   * others from its face box; docs/media.md, "Aux analyses"); one analysis at a time keeps it in order.
+   */
+  private readonly series: Pick<AuxAnalyzer, 'analyze'>;
 
   constructor(
-    private readonly analyzer: AuxAnalyzer,
+    analyzer: AuxAnalyzer,
     private readonly accepted: readonly string[],
     private readonly out: AuxOut,
-  ) {}
+  ) {
+    this.series = analyzer.series?.() ?? analyzer;
+  }
 
   /** Incomplete sets dropped (the job's `stats.stream.auxDropped`). */
   get dropped(): number {
@@ -47,7 +54,7 @@ export class AuxChannel {
     if (this.busy) return;
     this.busy = true;
     const agg = this.aggregate;
-    this.analyzer
+    this.series
       .analyze(jpeg)
       .then((r) => {
         if (!this.out.live()) return;

@@ -30,6 +30,7 @@ function procCpu(pid: number): number {
 function measure(
   served: { baseUrl: string; keyId: string; secret: string },
   file: string,
+  features: string[] | null,
 ): { ok: boolean; out: string } {
   const r = spawnSync(
     process.execPath,
@@ -41,8 +42,7 @@ function measure(
       'measure',
       file,
       '--consent',
-      '--features',
-      'hrv',
+      ...(features ? ['--features', features.join(',')] : []),
       '--json',
       '--interval',
       '0.2',
@@ -64,9 +64,10 @@ function measure(
 
 /**
  * CPU of the server for a job on `fileA` (cold process), then one job on each of `warmFiles` (the
- * same video in other bytes) on the now warm process.
+ * same video in other bytes) on the now warm process. `features`: what the jobs order (`null`:
+ * nothing named, so every feature, the spec's default and the CLI's).
  */
-export async function jobCpu(fileA: string, warmFiles: string[]): Promise<JobCpu> {
+export async function jobCpu(fileA: string, warmFiles: string[], features: string[] | null = ['hrv']): Promise<JobCpu> {
   const served = await startServe();
   try {
     const status = (o: { ok: boolean; out: string }): string => {
@@ -79,14 +80,14 @@ export async function jobCpu(fileA: string, warmFiles: string[]): Promise<JobCpu
       }
     };
     let c = procCpu(served.pid);
-    const a = measure(served, fileA);
+    const a = measure(served, fileA, features);
     const cold = procCpu(served.pid) - c;
     const warm: number[] = [];
     const details = [status(a)];
     let ok = a.ok;
     for (const f of warmFiles) {
       c = procCpu(served.pid);
-      const b = measure(served, f);
+      const b = measure(served, f, features);
       warm.push(procCpu(served.pid) - c);
       details.push(status(b));
       ok &&= b.ok;

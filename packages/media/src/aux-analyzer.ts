@@ -9,10 +9,15 @@
  */
 import jpeg from 'jpeg-js';
 import { toDetectedFace } from '@vitals/tracker';
-import type { AuxAnalysis, AuxAnchor, AuxSeries, AuxStep, Gaze, MeshInBox } from './aux-series.js';
-
-export type { AuxAnalysis, Gaze } from './aux-series.js';
-import { seriesOf } from './aux-series.js';
+import {
+  seriesOf,
+  type AuxAnalysis,
+  type AuxAnchor,
+  type AuxSeries,
+  type AuxStep,
+  type Gaze,
+  type MeshInBox,
+} from './aux-series.js';
 import {
   BASE_CONFIG,
   loadHuman,
@@ -21,6 +26,8 @@ import {
   type RgbImage,
   type SeedBox,
 } from './human-runtime.js';
+
+export type { AuxAnalysis, Gaze } from './aux-series.js';
 
 export const EMOTION_CLASSES = [
   'Anger',

@@ -111,6 +111,38 @@ describe('the measurement summary: absent HRV and stress', () => {
   });
 });
 
+describe('the measurement summary: emotion and gaze', () => {
+  const m = (o: object) =>
+    ({
+      id: 'meas_1',
+      origin: 'cloud',
+      attested: true,
+      durationSec: 60,
+      quality: { level: 'fair', score: 0.5, usable: true, reasons: [] },
+      cardiac: { heartRate: { value: 66, unit: 'bpm', confidence: 0.9 } },
+      ...o,
+    }) as unknown as Measurement;
+  const line = (text: string, name: string) => text.split('\n').find((l) => l.trimStart().startsWith(`${name} `));
+
+  it('names the dominant class with its mean share, and the mean gaze in degrees', () => {
+    const text = formatMeasurement(
+      m({
+        emotion: { probs: [0.02, 0, 0, 0.06, 0, 0.67, 0.25, 0], dominant: 'Neutral', samples: 104 },
+        gaze: { meanYaw: -0.007, meanPitch: 0.023, unit: 'rad', samples: 103 },
+      }),
+    );
+    expect(line(text, 'Emotion')).toMatch(/Neutral \(67 %, 104 images\)$/);
+    expect(line(text, 'Gaze')).toMatch(/yaw -0\.4°, pitch 1\.3° \(mean of 103 images\)$/);
+  });
+
+  it('leaves them out when they were not ordered or nothing was analysed (null)', () => {
+    for (const text of [formatMeasurement(m({})), formatMeasurement(m({ emotion: null, gaze: null }))]) {
+      expect(line(text, 'Emotion')).toBeUndefined();
+      expect(line(text, 'Gaze')).toBeUndefined();
+    }
+  });
+});
+
 describe('the status line of a job being waited for', () => {
   const job = (over: Partial<CloudJob>): CloudJob =>
     ({

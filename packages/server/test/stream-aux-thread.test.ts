@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeAuxChunks } from '@vitals/protocol';
 import { createAuxAnalyzer, resolveFfmpeg, type AuxAnalysis } from '@vitals/media';
 import { TestClient, createSession, crop, startTestServer } from './stream-helpers.js';
+import { createMediaThreads } from '../src/batch/media-threads.js';
 
 const REPO = new URL('../../../', import.meta.url).pathname;
 const VIDEO = [path.resolve(REPO, '../shared/data'), path.resolve(REPO, '../../shared/data')]
@@ -91,6 +92,21 @@ describe.skipIf(!VIDEO)('live emotion and gaze', () => {
     expect(gaze).toEqual(events('gaze'));
     expect(pools.liveAux).toMatchObject({ workers: 1 });
     expect(pools.video).toBeUndefined(); // not a video worker: no video job waits behind it, nor it behind one
+  }, 120_000);
+
+  test('sessions analysed at once: another live worker starts, up to the media threads, same answers', async () => {
+    const threads = createMediaThreads(2);
+    try {
+      const analyzer = await threads.liveAux()!;
+      expect(threads.stats().liveAux).toMatchObject({ workers: 1 }); // the first, for the models' availability
+      // Two sessions' series, their frames in flight together: the one worker is busy, a second starts.
+      const series = [analyzer.series!(), analyzer.series!()];
+      const got = await Promise.all(series.map(async (s) => [await s.analyze(jpegs[0]), await s.analyze(jpegs[1])]));
+      expect(got).toEqual([expected.slice(0, 2), expected.slice(0, 2)]);
+      expect(threads.stats().liveAux).toMatchObject({ workers: 2 });
+    } finally {
+      await threads.close();
+    }
   }, 120_000);
 
   test('with VITALS_MEDIA_THREADS=0, the main thread analyses them', async () => {

@@ -78,9 +78,10 @@ export interface MediaThreads {
   /** The aux models' availability, found on a video worker; `null` with no threads. */
   auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }> | null;
   /**
-   * Live sessions' emotion and gaze: an aux analyzer whose models run on a worker thread of its
-   * own (never behind a video job, never on the event loop); `null` with no threads (the caller
-   * loads the models on the main thread). Rejects when the worker cannot start.
+   * Live sessions' emotion and gaze: an aux analyzer whose models run on worker threads of their
+   * own (never behind a video job, never on the event loop; up to `threads` of them, started as
+   * the load needs them); `null` with no threads (the caller loads the models on the main thread).
+   * Rejects when the first worker cannot start.
    */
   liveAux(): Promise<AuxAnalyzer> | null;
   /** The pools started so far (workers, busy, queued). */
@@ -188,11 +189,14 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
     },
     liveAux() {
       if (threads === 0) return null;
-      // One worker for every live session of the process: each session has at most one analysis
-      // in flight (stream/aux-analysis.ts), so the queue is bounded by the sessions, and a session
-      // whose analysis waits skips its next aux frames rather than piling them up.
+      // Workers shared by every live session of the process, as many as the video pool may have,
+      // each started only when every one before it is busy (one serves ~40 analyses a second, ~20
+      // sessions at 2 Hz). Each session has at most one analysis in flight (stream/aux-analysis.ts),
+      // so the queue is bounded by the sessions, and a session whose analysis waits skips its next
+      // aux frames rather than piling them up; its series' state travels with each task, so any
+      // worker can take its next frame.
       return (liveAux ??= import('@vitals/media/threads').then(async (m) => {
-        const pool = (started.liveAux = m.createVideoPool({ size: 1, nice }));
+        const pool = (started.liveAux = m.createVideoPool({ size: threads, nice }));
         try {
           const caps = await pool.auxCapabilities();
           const analyzer: AuxAnalyzer = {

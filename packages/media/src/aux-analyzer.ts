@@ -15,6 +15,7 @@ import {
   type AuxAnchor,
   type AuxSeries,
   type AuxStep,
+  type AuxWant,
   type Gaze,
   type MeshInBox,
 } from './aux-series.js';
@@ -52,18 +53,22 @@ const FROM_MODEL: Record<string, number> = {
 export interface AuxAnalyzer {
   readonly emotionAvailable: boolean;
   readonly gazeAvailable: boolean;
-  /** Analyses one reassembled 448x448 aux JPEG (a full detection). Calls are serialized process-wide. */
-  analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis>;
+  /**
+   * Analyses one reassembled 448x448 aux JPEG (a full detection). Calls are serialized
+   * process-wide. `want`: what was ordered (default both); a model nobody ordered does not run (the
+   * Iris model is ~45 % of an analysis from a box, the emotion model ~25 %).
+   */
+  analyze(jpegBytes: Uint8Array, want?: AuxWant): Promise<AuxAnalysis>;
   /**
    * A capture's aux images analysed in order, cheaper than one by one (AuxSeries); absent where an
    * analyzer has no such mode (then `analyze` each).
    */
-  series?(): AuxSeries;
+  series?(want?: AuxWant): AuxSeries;
   /**
    * One image of a series kept by the caller (`seriesOf`): `from` is its group's first image's
    * anchor, null for a group's first image (a full detection).
    */
-  step?(jpegBytes: Uint8Array, from: AuxAnchor | null): Promise<AuxStep>;
+  step?(jpegBytes: Uint8Array, from: AuxAnchor | null, want?: AuxWant): Promise<AuxStep>;
 }
 
 type Pt = readonly number[];
@@ -137,6 +142,21 @@ const AUX_CONFIG = {
   face: { ...BASE_CONFIG.face, detector: { ...BASE_CONFIG.face.detector, maxDetected: 1 } },
 };
 
+/** Human's config for what was ordered: the Iris model only for gaze, the emotion model only for emotion. */
+function auxConfig(want: AuxWant): object {
+  if (want.emotion && want.gaze) return AUX_CONFIG;
+  return {
+    ...AUX_CONFIG,
+    face: {
+      ...AUX_CONFIG.face,
+      iris: { ...AUX_CONFIG.face.iris, enabled: want.gaze },
+      emotion: { ...AUX_CONFIG.face.emotion, enabled: want.emotion },
+    },
+  };
+}
+
+const BOTH: AuxWant = { emotion: true, gaze: true };
+
 function decodeAux(jpegBytes: Uint8Array): RgbImage | null {
   try {
     return jpeg.decode(jpegBytes, {
@@ -200,13 +220,13 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
   const runtime = rt;
   const emotionAvailable = runtime.loaded.includes('emotion');
   const gazeAvailable = runtime.loaded.includes('iris');
-  const fromFace = (face: HumanFace | undefined): AuxAnalysis => {
+  const fromFace = (face: HumanFace | undefined, want: AuxWant): AuxAnalysis => {
     if (!face) return {};
     const mesh = toDetectedFace(face).mesh;
     const out: AuxAnalysis = {};
-    if (emotionAvailable && face.emotion) out.emotion = toEightClasses(face.emotion, mesh);
+    if (want.emotion && emotionAvailable && face.emotion) out.emotion = toEightClasses(face.emotion, mesh);
     const angle = face.rotation?.angle;
-    if (gazeAvailable && mesh && angle) out.gaze = gazeFromMesh(mesh, angle.yaw, angle.pitch);
+    if (want.gaze && gazeAvailable && mesh && angle) out.gaze = gazeFromMesh(mesh, angle.yaw, angle.pitch);
     return out;
   };
   /**
@@ -215,30 +235,32 @@ export async function createAuxAnalyzer(): Promise<AuxAnalyzer> {
    * the mesh sits where the first image's did (FACE_MOVED); otherwise, and without `from`, a full
    * detection. `anchor`: what a full detection leaves for its group's next images.
    */
-  const step = (jpegBytes: Uint8Array, from: AuxAnchor | null): Promise<AuxStep> => {
+  const step = (jpegBytes: Uint8Array, from: AuxAnchor | null, want: AuxWant = BOTH): Promise<AuxStep> => {
+    if (!want.emotion && !want.gaze) return Promise.resolve({ analysis: {}, anchor: null });
+    const config = auxConfig(want);
     const image = decodeAux(jpegBytes);
     if (!image) return Promise.resolve({ analysis: {}, anchor: null });
     // Full detections and detections from a box on the shared instance: no tracker leases it, and
     // nothing of one call is kept for the next.
     return runtime.runExclusive(async () => {
       if (from && runtime.detectFromBox) {
-        const face = (await runtime.detectFromBox(image, from.box, AUX_CONFIG)).face[0];
+        const face = (await runtime.detectFromBox(image, from.box, config)).face[0];
         const at = face && meshInBox(face, from.box);
-        if (at && !faceMoved(at, from.mesh)) return { analysis: fromFace(face), anchor: null };
+        if (at && !faceMoved(at, from.mesh)) return { analysis: fromFace(face, want), anchor: null };
       }
-      const face = (await runtime.detectRgb(image, AUX_CONFIG)).face[0];
+      const face = (await runtime.detectRgb(image, config)).face[0];
       const box = runtime.detectorBoxes?.()[0];
       const mesh = face && box ? meshInBox(face, box) : null;
-      return { analysis: fromFace(face), anchor: box && mesh ? { box, mesh } : null };
+      return { analysis: fromFace(face, want), anchor: box && mesh ? { box, mesh } : null };
     });
   };
   return {
     emotionAvailable,
     gazeAvailable,
-    async analyze(jpegBytes) {
-      return (await step(jpegBytes, null)).analysis;
+    async analyze(jpegBytes, want) {
+      return (await step(jpegBytes, null, want)).analysis;
     },
     step,
-    series: () => seriesOf(step),
+    series: (want) => seriesOf((jpegBytes, from) => step(jpegBytes, from, want)),
   };
 }

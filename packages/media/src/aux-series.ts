@@ -28,6 +28,12 @@ export interface AuxAnalysis {
  */
 export const AUX_GROUP = 8;
 
+/** What a capture ordered of the aux models' results (a model nobody ordered does not run). */
+export interface AuxWant {
+  emotion: boolean;
+  gaze: boolean;
+}
+
 /**
  * A capture's aux images, in order. The first of every AUX_GROUP images (counted from the series'
  * first) is a full detection; the others start FaceMesh from the face box BlazeFace gave that one

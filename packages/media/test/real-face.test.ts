@@ -108,6 +108,29 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
     expect(tail).toEqual(seq.slice(2 * AUX_GROUP));
   }, 120_000);
 
+  it('runs only the models of what was ordered: emotion without gaze, gaze without emotion', async () => {
+    if (!r.ok) throw new Error(r.code);
+    const jpegs = auxJpegs(r.packets).slice(0, AUX_GROUP + 2);
+    const analyzer = await createAuxAnalyzer();
+    const run = async (want: { emotion: boolean; gaze: boolean }) => {
+      const series = analyzer.series!(want);
+      const out: AuxAnalysis[] = [];
+      for (const j of jpegs) out.push(await series.analyze(j));
+      return out;
+    };
+    const both = await run({ emotion: true, gaze: true });
+    const emotionOnly = await run({ emotion: true, gaze: false });
+    const gazeOnly = await run({ emotion: false, gaze: true });
+    expect(emotionOnly.every((a) => a.emotion?.length === 8 && a.gaze === undefined)).toBe(true);
+    expect(gazeOnly.every((a) => a.gaze && a.emotion === undefined)).toBe(true);
+    // Without the emotion model the gaze is the same; without the Iris model the emotion model sees
+    // the same crop (its contempt share reads eye corners that Iris refines, so that may move).
+    expect(gazeOnly.map((a) => a.gaze)).toEqual(both.map((a) => a.gaze));
+    for (const [i, a] of emotionOnly.entries())
+      for (let k = 0; k < 8; k++) expect(Math.abs(a.emotion![k] - both[i].emotion![k])).toBeLessThan(0.1);
+    expect(await analyzer.analyze(jpegs[0], { emotion: false, gaze: false })).toEqual({});
+  }, 120_000);
+
   it('a face that moved away from the first image of its group is detected afresh', async () => {
     if (!r.ok) throw new Error(r.code);
     const [first, second] = auxJpegs(r.packets);

@@ -166,7 +166,9 @@ describe('aux pipeline: parts in flight', () => {
   test('parts start at group boundaries of the aux series: another part size is refused', () => {
     const { threads } = slowPool();
     expect(AUX_MIN_PER_WORKER % AUX_GROUP).toBe(0);
-    expect(() => new AuxPipeline(threads, new AbortController().signal, AUX_GROUP + 4)).toThrow(RangeError);
+    expect(() => new AuxPipeline(threads, new AbortController().signal, { partSize: AUX_GROUP + 4 })).toThrow(
+      RangeError,
+    );
   });
 
   test('a part that ends sends the next one while the video still runs', async () => {

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalysis } from '../aux-analyzer.js';
-import type { AuxAnchor, AuxStep } from '../aux-series.js';
+import type { AuxAnchor, AuxStep, AuxWant } from '../aux-series.js';
 import type { VideoOptions, VideoResult, VideoStats } from '../video.js';
 import { siblingModule } from './spawn.js';
 import { createThreadPool } from './thread-pool.js';
@@ -15,8 +15,8 @@ import { createThreadPool } from './thread-pool.js';
 /** What crosses to the worker: the file and the options that are plain data, or aux JPEGs to analyse. */
 export type VideoTask =
   | { kind: 'video'; file: string; opts: VideoPoolOptions; emitAux?: boolean; consume?: boolean }
-  | { kind: 'aux'; images: Uint8Array[] }
-  | { kind: 'aux-step'; image: Uint8Array; from: AuxAnchor | null }
+  | { kind: 'aux'; images: Uint8Array[]; want?: AuxWant }
+  | { kind: 'aux-step'; image: Uint8Array; from: AuxAnchor | null; want?: AuxWant }
   | { kind: 'aux-capabilities' };
 
 export interface AuxCapabilities {
@@ -69,14 +69,15 @@ export interface VideoPool {
   /**
    * Emotion and gaze of a job's aux images, in order, in a worker: `createAuxAnalyzer().series()`
    * over them, so `images` should be a capture's from a group boundary on (AUX_GROUP: the first, or
-   * a multiple of it); a single image is a full detection.
+   * a multiple of it); a single image is a full detection. `want`: what the job ordered (default
+   * both; a model nobody ordered does not run).
    */
-  analyzeAux(images: Uint8Array[], signal?: AbortSignal): Promise<AuxAnalysis[]>;
+  analyzeAux(images: Uint8Array[], signal?: AbortSignal, want?: AuxWant): Promise<AuxAnalysis[]>;
   /**
    * One image of an aux series kept by the caller (`seriesOf`; a live session's): the worker's
    * `createAuxAnalyzer().step(image, from)`.
    */
-  auxStep(image: Uint8Array, from: AuxAnchor | null, signal?: AbortSignal): Promise<AuxStep>;
+  auxStep(image: Uint8Array, from: AuxAnchor | null, signal?: AbortSignal, want?: AuxWant): Promise<AuxStep>;
   /** Whether the emotion and iris models load (a worker loads them; the caller's thread does not). */
   auxCapabilities(): Promise<AuxCapabilities>;
   stats(): { workers: number; busy: number; queued: number };
@@ -122,11 +123,11 @@ export function createVideoPool(
       if (!options.consumer) return Promise.reject(new Error('this video pool has no consumer module'));
       return video(file, opts, signal, true) as Promise<ConsumedVideoResult>;
     },
-    analyzeAux(images, signal) {
-      return pool.run({ kind: 'aux', images }, { signal }) as Promise<AuxAnalysis[]>;
+    analyzeAux(images, signal, want) {
+      return pool.run({ kind: 'aux', images, want }, { signal }) as Promise<AuxAnalysis[]>;
     },
-    auxStep(image, from, signal) {
-      return pool.run({ kind: 'aux-step', image, from }, { signal }) as Promise<AuxStep>;
+    auxStep(image, from, signal, want) {
+      return pool.run({ kind: 'aux-step', image, from, want }, { signal }) as Promise<AuxStep>;
     },
     auxCapabilities() {
       return pool.run({ kind: 'aux-capabilities' }) as Promise<AuxCapabilities>;

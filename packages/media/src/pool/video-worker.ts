@@ -47,13 +47,15 @@ serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxSte
     const a = await (analyzer ??= createAuxAnalyzer());
     if (task.kind === 'aux-capabilities') return { emotion: a.emotionAvailable, gaze: a.gazeAvailable };
     if (task.kind === 'aux-step')
-      return a.step ? a.step(task.image, task.from) : { analysis: await a.analyze(task.image), anchor: null };
+      return a.step
+        ? a.step(task.image, task.from, task.want)
+        : { analysis: await a.analyze(task.image, task.want), anchor: null };
     // A task's images are a run of a capture's that starts at a group boundary (AUX_GROUP).
-    const series = a.series?.() ?? a;
+    const series = a.series?.(task.want);
     const out: AuxAnalysis[] = [];
     for (const img of task.images) {
       signal.throwIfAborted();
-      out.push(await series.analyze(img));
+      out.push(await (series ? series.analyze(img) : a.analyze(img, task.want)));
     }
     return out;
   },

@@ -12,7 +12,7 @@
  * pool's queue (a bounded one: past it tasks are refused) when several such jobs run at once; the
  * images beyond wait here and go with the rest when the video ends.
  */
-import { AUX_GROUP, type AuxAnalysis } from '@vitals/media/threads';
+import { AUX_GROUP, type AuxAnalysis, type AuxWant } from '@vitals/media/threads';
 import { AUX_MIN_PER_WORKER, type MediaThreads } from './media-threads.js';
 
 /** Parts of one job waiting for or running on the video pool at a time. */
@@ -38,13 +38,22 @@ export class AuxPipeline {
   private readonly ac = new AbortController();
   private readonly onAbort: () => void;
 
-  /** `threads` must have threads (its `auxAnalyses` answers, never `null`). */
+  private readonly partSize: number;
+  private readonly maxInFlight: number;
+  private readonly want: AuxWant | undefined;
+
+  /**
+   * `threads` must have threads (its `auxAnalyses` answers, never `null`). `want`: what the job
+   * ordered (default both); `partSize` and `maxInFlight` for tests.
+   */
   constructor(
     private readonly threads: MediaThreads,
     private readonly signal: AbortSignal,
-    private readonly partSize = AUX_MIN_PER_WORKER,
-    private readonly maxInFlight = AUX_PARTS_IN_FLIGHT,
+    opts: { want?: AuxWant; partSize?: number; maxInFlight?: number } = {},
   ) {
+    const partSize = (this.partSize = opts.partSize ?? AUX_MIN_PER_WORKER);
+    this.maxInFlight = opts.maxInFlight ?? AUX_PARTS_IN_FLIGHT;
+    this.want = opts.want;
     if (partSize % AUX_GROUP !== 0) throw new RangeError(`aux part size ${partSize} is not a multiple of ${AUX_GROUP}`);
     this.onAbort = () => this.ac.abort(signal.reason);
     signal.addEventListener('abort', this.onAbort, { once: true });
@@ -65,7 +74,7 @@ export class AuxPipeline {
   private dispatch(images: Uint8Array[]): void {
     this.dispatched += images.length;
     this.inFlight++;
-    const part = this.threads.auxAnalyses(images, this.ac.signal).then((a) => a ?? []);
+    const part = this.threads.auxAnalyses(images, this.ac.signal, this.want).then((a) => a ?? []);
     part.then(
       () => {
         this.inFlight--;
@@ -82,7 +91,7 @@ export class AuxPipeline {
     try {
       if (!sameImages(this.images, images)) {
         this.ac.abort(new Error('aux images differ from the packets'));
-        return (await this.threads.auxAnalyses(images, this.signal)) ?? [];
+        return (await this.threads.auxAnalyses(images, this.signal, this.want)) ?? [];
       }
       if (this.dispatched < images.length) this.dispatch(images.slice(this.dispatched));
       return (await Promise.all(this.parts)).flat();

@@ -39,11 +39,11 @@ export async function analyzeAux(
   want: { emotion: boolean; gaze: boolean },
   signal?: AbortSignal,
 ): Promise<AuxAggregate> {
-  const series = analyzer.series?.() ?? analyzer;
+  const series = analyzer.series?.(want);
   const analyses: AuxAnalysis[] = [];
   for (const img of images) {
     signal?.throwIfAborted();
-    analyses.push(await series.analyze(img));
+    analyses.push(await (series ? series.analyze(img) : analyzer.analyze(img, want)));
   }
   return sumAux(analyses, want);
 }

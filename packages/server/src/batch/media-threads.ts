@@ -13,6 +13,7 @@ import type { AuxAnalyzer } from '@vitals/media';
 import {
   AUX_GROUP,
   type AuxAnalysis,
+  type AuxWant,
   type ThreadPool,
   type VideoPool,
   type VideoPoolOptions,
@@ -74,7 +75,7 @@ export interface MediaThreads {
    * across them (at least AUX_MIN_PER_WORKER images each); `null` with no threads (the caller
    * analyses them on the main thread).
    */
-  auxAnalyses(images: Uint8Array[], signal: AbortSignal): Promise<AuxAnalysis[] | null>;
+  auxAnalyses(images: Uint8Array[], signal: AbortSignal, want?: AuxWant): Promise<AuxAnalysis[] | null>;
   /** The aux models' availability, found on a video worker; `null` with no threads. */
   auxCapabilities(): Promise<{ emotion: boolean; gaze: boolean }> | null;
   /**
@@ -149,7 +150,7 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
           throw err;
         }));
     },
-    async auxAnalyses(images, signal) {
+    async auxAnalyses(images, signal, want) {
       if (threads === 0) return null;
       if (!images.length) return [];
       const pool = await getVideoPool();
@@ -157,11 +158,11 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
       // analysis depends only on itself and its group's first image, so the analyses are the same
       // wherever they run, and a 60 s video's ~120 images take about half the time on two cores.
       const parts = Math.max(1, Math.min(pool.size, Math.floor(images.length / AUX_MIN_PER_WORKER)));
-      if (parts === 1) return pool.analyzeAux(images, signal);
+      if (parts === 1) return pool.analyzeAux(images, signal, want);
       const per = AUX_GROUP * Math.ceil(images.length / parts / AUX_GROUP);
       const chunks: Uint8Array[][] = [];
       for (let i = 0; i < images.length; i += per) chunks.push(images.slice(i, i + per));
-      return (await Promise.all(chunks.map((c) => pool.analyzeAux(c, signal)))).flat();
+      return (await Promise.all(chunks.map((c) => pool.analyzeAux(c, signal, want)))).flat();
     },
     async analyzeTrace({ trace, opts }) {
       if (threads === 0 || trace.n <= THREAD_MIN_CROPS)
@@ -202,10 +203,10 @@ export function createMediaThreads(threads: number, nice?: number): MediaThreads
           const analyzer: AuxAnalyzer = {
             emotionAvailable: caps.emotion,
             gazeAvailable: caps.gaze,
-            analyze: async (jpeg) => (await pool.analyzeAux([jpeg]))[0] ?? {},
-            // A session's own series, its images analysed one at a time on the worker.
-            step: (jpeg, from) => pool.auxStep(jpeg, from),
-            series: () => m.seriesOf((jpeg, from) => pool.auxStep(jpeg, from)),
+            analyze: async (jpeg, want) => (await pool.analyzeAux([jpeg], undefined, want))[0] ?? {},
+            // A session's own series, its images analysed one at a time on the workers.
+            step: (jpeg, from, want) => pool.auxStep(jpeg, from, undefined, want),
+            series: (want) => m.seriesOf((jpeg, from) => pool.auxStep(jpeg, from, undefined, want)),
           };
           return analyzer;
         } catch (err) {

@@ -50,7 +50,7 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   } else {
     const local = await rt.objects.localPath(job.object_key);
     if (!local) return expiredSettlement();
-    if (wantsAux && rt.threads.threads > 0) pipeline = new AuxPipeline(rt.threads, hooks.signal);
+    if (wantsAux && rt.threads.threads > 0) pipeline = new AuxPipeline(rt.threads, hooks.signal, { want: wantAux });
     try {
       hooks.progress('decoding', 0);
       const res = await rt.threads.video(
@@ -84,7 +84,9 @@ export async function processJob(rt: BatchRuntime, job: JobRow, hooks: ProcessHo
   if (wantsAux) {
     hooks.progress('aux', 0.95);
     const images = auxImages();
-    const analyses = pipeline ? await pipeline.finish(images) : await rt.threads.auxAnalyses(images, hooks.signal);
+    const analyses = pipeline
+      ? await pipeline.finish(images)
+      : await rt.threads.auxAnalyses(images, hooks.signal, wantAux);
     aux = analyses
       ? sumAux(analyses, wantAux)
       : await analyzeAux(images, await rt.auxAnalyzer(), wantAux, hooks.signal);

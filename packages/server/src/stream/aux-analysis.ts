@@ -30,7 +30,8 @@ export class AuxChannel {
     private readonly accepted: readonly string[],
     private readonly out: AuxOut,
   ) {
-    this.series = analyzer.series?.() ?? analyzer;
+    const want = { emotion: accepted.includes('emotion'), gaze: accepted.includes('gaze') };
+    this.series = analyzer.series?.(want) ?? { analyze: (jpeg) => analyzer.analyze(jpeg, want) };
   }
 
   /** Incomplete sets dropped (the job's `stats.stream.auxDropped`). */

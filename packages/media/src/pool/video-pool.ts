@@ -75,7 +75,7 @@ export interface VideoPool {
   analyzeAux(images: Uint8Array[], signal?: AbortSignal, want?: AuxWant): Promise<AuxAnalysis[]>;
   /**
    * One image of an aux series kept by the caller (`seriesOf`; a live session's): the worker's
-   * `createAuxAnalyzer().step(image, from)`.
+   * `createAuxAnalyzer().step(image, from, want)`.
    */
   auxStep(image: Uint8Array, from: AuxAnchor | null, signal?: AbortSignal, want?: AuxWant): Promise<AuxStep>;
   /** Whether the emotion and iris models load (a worker loads them; the caller's thread does not). */

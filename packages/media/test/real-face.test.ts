@@ -131,6 +131,16 @@ describe.skipIf(!HAS_UBFC)('a real face (UBFC-rPPG subject 3, 21 s)', () => {
     expect(await analyzer.analyze(jpegs[0], { emotion: false, gaze: false })).toEqual({});
   }, 120_000);
 
+  it('a group whose first image is not a JPEG: nothing for it, full detections for the others', async () => {
+    if (!r.ok) throw new Error(r.code);
+    const [, second, third] = auxJpegs(r.packets);
+    const analyzer = await createAuxAnalyzer();
+    const series = analyzer.series!();
+    expect(await series.analyze(new Uint8Array([0xff, 0xd8, 1, 2, 3]))).toEqual({});
+    expect(await series.analyze(second)).toEqual(await analyzer.analyze(second));
+    expect(await series.analyze(third)).toEqual(await analyzer.analyze(third));
+  }, 60_000);
+
   it('a face that moved away from the first image of its group is detected afresh', async () => {
     if (!r.ok) throw new Error(r.code);
     const [first, second] = auxJpegs(r.packets);

@@ -81,20 +81,27 @@ describe('runCli in-process', () => {
   });
 });
 
+/** A stored measurement for the summary's tests: a published heart rate, HRV and stress absent. */
+const measurement = (o: object): Measurement =>
+  ({
+    id: 'meas_1',
+    origin: 'cloud',
+    attested: true,
+    durationSec: 60,
+    quality: { level: 'good', score: 0.8, usable: true, reasons: [] },
+    cardiac: { heartRate: { value: 66, unit: 'bpm', confidence: 0.9 } },
+    hrv: null,
+    stress: null,
+    ...o,
+  }) as unknown as Measurement;
+
+/** The summary's line for `name`, if any. */
+const summaryLine = (text: string, name: string): string | undefined =>
+  text.split('\n').find((l) => l.trimStart().startsWith(`${name} `));
+
 describe('the measurement summary: absent HRV and stress', () => {
-  const m = (o: object) =>
-    ({
-      id: 'meas_1',
-      origin: 'cloud',
-      attested: true,
-      durationSec: 60,
-      quality: { level: 'good', score: 0.8, usable: true, reasons: [] },
-      cardiac: { heartRate: { value: 66, unit: 'bpm', confidence: 0.9 } },
-      hrv: null,
-      stress: null,
-      ...o,
-    }) as unknown as Measurement;
-  const line = (text: string, name: string) => text.split('\n').find((l) => l.trimStart().startsWith(`${name} `)) ?? '';
+  const m = measurement;
+  const line = (text: string, name: string) => summaryLine(text, name) ?? '';
 
   it('says the beats were not clean enough when the engine withheld them (hrv_withheld)', () => {
     const reasons = [{ code: 'hrv_withheld', hint: QUALITY_REASON_HINTS.hrv_withheld }];
@@ -112,17 +119,8 @@ describe('the measurement summary: absent HRV and stress', () => {
 });
 
 describe('the measurement summary: emotion and gaze', () => {
-  const m = (o: object) =>
-    ({
-      id: 'meas_1',
-      origin: 'cloud',
-      attested: true,
-      durationSec: 60,
-      quality: { level: 'fair', score: 0.5, usable: true, reasons: [] },
-      cardiac: { heartRate: { value: 66, unit: 'bpm', confidence: 0.9 } },
-      ...o,
-    }) as unknown as Measurement;
-  const line = (text: string, name: string) => text.split('\n').find((l) => l.trimStart().startsWith(`${name} `));
+  const m = measurement;
+  const line = summaryLine;
 
   it('names the dominant class with its mean share, and the mean gaze in degrees', () => {
     const text = formatMeasurement(

@@ -21,10 +21,10 @@ export interface AuxAnalysis {
 
 /**
  * Aux images per group of an aux series (AuxSeries): the first of each group is a full detection,
- * the others start FaceMesh from its detector box. 4 s of a capture at the spec's
- * 2 Hz. Measured on 765 aux images of six UBFC-rPPG videos against a full detection of each
- * (docs/media.md, "Aux analyses"): per capture, the mean emotion probabilities and the mean gaze
- * move about as much as when every image is shifted by one pixel.
+ * the others start FaceMesh from its detector box. 4 s of a capture at the spec's 2 Hz. Measured
+ * on the 2,075 aux images of the 16 UBFC-rPPG videos against a full detection of each
+ * (scripts/eval/aux-series.ts; docs/media.md, "Aux analyses"): per capture, the mean emotion
+ * probabilities and the mean gaze move about as much as when every image is shifted by one pixel.
  */
 export const AUX_GROUP = 8;
 

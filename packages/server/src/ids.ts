@@ -24,14 +24,37 @@ export function pooledHex(bytes: number): string {
 
 export const newRequestId = (): string => `req_${pooledHex(12)}`;
 /**
- * Time-ordered: 6 bytes of milliseconds since the epoch, then 6 random bytes (same 24-hex format).
+ * Time-ordered: 6 bytes of milliseconds since the epoch, then 6 bytes started at random each
+ * millisecond (same 24-hex format).
  * New rows then land on the right-hand pages of the id indexes instead of pages scattered across
  * them, so a commit dirties a few pages rather than one per row (the creation time is in the row
  * anyway, and an id is not a secret: another key still gets a plain 404).
  */
-function timeOrderedHex(): string {
-  return Date.now().toString(16).padStart(12, '0').slice(-12) + pooledHex(6);
+class TimeOrdered {
+  private ms = 0;
+  private tail = 0;
+
+  /**
+   * Strictly increasing within the process: an id minted in the same millisecond as the one before
+   * (or after the clock stepped back) keeps that millisecond and adds one to its random tail, so
+   * rows written one after another (the rulings of successive requests, which may share a
+   * millisecond and a store timestamp) sort in the order they were made.
+   */
+  next(): string {
+    const now = Date.now();
+    if (now > this.ms) {
+      this.ms = now;
+      this.tail = parseInt(pooledHex(6), 16) % 2 ** 47; // leave room to count up within a millisecond
+    } else if (++this.tail >= 2 ** 48) {
+      this.ms += 1;
+      this.tail = 0;
+    }
+    return this.ms.toString(16).padStart(12, '0').slice(-12) + this.tail.toString(16).padStart(12, '0');
+  }
 }
 
-export const newLogId = (): string => `log_${timeOrderedHex()}`;
-export const newMeasurementId = (): string => `meas_${timeOrderedHex()}`;
+const logIds = new TimeOrdered();
+const measurementIds = new TimeOrdered();
+
+export const newLogId = (): string => `log_${logIds.next()}`;
+export const newMeasurementId = (): string => `meas_${measurementIds.next()}`;

@@ -143,6 +143,17 @@ describe('time-ordered log and measurement ids', () => {
   });
 });
 
+describe('ids minted in one millisecond', () => {
+  test('still sort in the order they were minted (successive usage-log rows share a timestamp)', () => {
+    const logs = Array.from({ length: 500 }, () => newLogId());
+    const meas = Array.from({ length: 500 }, () => newMeasurementId());
+    for (const ids of [logs, meas]) {
+      expect([...ids].sort()).toEqual(ids);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+  });
+});
+
 describe('background checkpoints (SQLite file)', () => {
   test('commits no longer checkpoint; the worker copies the WAL into the database file', async () => {
     const { h, file } = await sqliteFile({ backgroundCheckpoint: true });

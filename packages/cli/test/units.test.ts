@@ -133,6 +133,21 @@ describe('the measurement summary: emotion and gaze', () => {
     expect(line(text, 'Gaze')).toMatch(/yaw -0\.4°, pitch 1\.3° \(mean of 103 images\)$/);
   });
 
+  it('shows them on a poor capture too: they come from the face images, not the pulse', () => {
+    const text = formatMeasurement(
+      m({
+        quality: { level: 'poor', score: 0.18, usable: false },
+        cardiac: { heartRate: null },
+        emotion: { probs: [0, 0, 0, 0.06, 0, 0.94, 0, 0], dominant: 'Neutral', samples: 92 },
+        gaze: { meanYaw: -0.085, meanPitch: -0.204, unit: 'rad', samples: 92 },
+      }),
+    );
+    expect(line(text, 'Metrics')).toContain('none');
+    expect(line(text, 'Heart rate')).toBeUndefined();
+    expect(line(text, 'Emotion')).toMatch(/Neutral \(94 %, 92 images\)$/);
+    expect(line(text, 'Gaze')).toMatch(/yaw -4\.9°, pitch -11\.7° \(mean of 92 images\)$/);
+  });
+
   it('leaves them out when they were not ordered or nothing was analysed (null)', () => {
     for (const text of [formatMeasurement(m({})), formatMeasurement(m({ emotion: null, gaze: null }))]) {
       expect(line(text, 'Emotion')).toBeUndefined();

@@ -220,6 +220,27 @@ test.skipIf(!chromium || !built)(
       };
       await insertMeasurement(ctx.db.db, m as any, null, orgId, at);
     }
+    // A cloud video's measurement: no pulse clear enough, but the emotion and gaze of its face images.
+    const auxId = `meas_e2ea${'0'.repeat(19)}1`;
+    const auxAt = Date.now() - 2 * DAY;
+    await insertMeasurement(
+      ctx.db.db,
+      {
+        ...submission('bob', 0, 'poor'),
+        source: 'cloud_video',
+        id: auxId,
+        keyId,
+        requestId: 'cj_e2eaux',
+        origin: 'cloud',
+        attested: true,
+        createdAt: auxAt,
+        emotion: { probs: [0.001, 0.005, 0, 0.006, 0, 0.941, 0.047, 0], dominant: 'Neutral', samples: 92 },
+        gaze: { meanYaw: -0.085, meanPitch: -0.204, unit: 'rad', samples: 92 },
+      } as any,
+      null,
+      orgId,
+      auxAt,
+    );
     await closeContext(ctx);
 
     // --- Webhooks: add an endpoint at the local HTTPS receiver; its whsec_ secret is shown once.
@@ -406,6 +427,15 @@ test.skipIf(!chromium || !built)(
       expect(await dd.locator('dd').textContent()).toContain('withheld: the beats were not clean enough');
     }
     await shot('09c-measurement-hrv-withheld');
+    // Emotion and gaze come from the face images: shown even where the pulse gave no vital sign.
+    await page.goto(`${world.baseUrl}/console/measurements/${auxId}`);
+    const auxRow = (name: string) =>
+      page.locator('dl.metrics > div', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    await auxRow('Emotion').waitFor();
+    expect(await auxRow('Emotion').textContent()).toBe('Neutral (94 %, 92 images)');
+    expect(await auxRow('Gaze').textContent()).toBe('yaw -4.9°, pitch -11.7° (mean of 92 images)');
+    expect(await auxRow('Heart rate').textContent()).toBe('—');
+    await shot('09d-measurement-emotion-gaze');
     await page.getByRole('link', { name: 'End users' }).click();
     await page.getByRole('table').waitFor();
     await shot('10-end-users');

@@ -9,3 +9,4 @@ export * from './frames-file.js';
 export * from './schemas.js';
 export * from './crop.js';
 export * from './quality-reasons.js';
+export * from './aux-words.js';

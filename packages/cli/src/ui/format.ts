@@ -1,5 +1,5 @@
 /** Human-readable renderings. `--json` bypasses all of this. */
-import { ABSENT_WORDS, whyAbsent } from '@vitals/protocol';
+import { ABSENT_WORDS, emotionWords, gazeWords, whyAbsent } from '@vitals/protocol';
 import type { CloudJob, Measurement, UsageLogRow } from '@vitals/sdk';
 
 const fixed = (v: number | undefined | null, digits = 0): string => (typeof v === 'number' ? v.toFixed(digits) : '–');
@@ -25,34 +25,6 @@ function absent(m: Measurement, metric: 'hrv' | 'stress'): string {
   return why ? `– (${ABSENT_WORDS[why]})` : '–';
 }
 
-/** A stored measurement's emotion and gaze (the means of the analysed aux images; docs/decisions.md). */
-interface EmotionField {
-  probs?: number[];
-  dominant?: string;
-  samples?: number;
-}
-interface GazeField {
-  meanYaw?: number;
-  meanPitch?: number;
-  samples?: number;
-}
-
-const DEG = 180 / Math.PI;
-const images = (n: number | undefined): string => (n === 1 ? '1 image' : `${n ?? 0} images`);
-
-/** `Neutral (67 %, 104 images)`: the dominant class of the mean probabilities; undefined when not stored. */
-function formatEmotion(e: EmotionField | null | undefined): string | undefined {
-  if (!e || !e.dominant) return undefined;
-  const share = e.probs?.length ? Math.max(...e.probs) : undefined;
-  return `${e.dominant}${share !== undefined ? ` (${fixed(100 * share)} %, ${images(e.samples)})` : ''}`;
-}
-
-/** `yaw -0.4°, pitch 1.3° (mean of 104 images)`: right and up positive; undefined when not stored. */
-function formatGaze(g: GazeField | null | undefined): string | undefined {
-  if (!g || typeof g.meanYaw !== 'number' || typeof g.meanPitch !== 'number') return undefined;
-  return `yaw ${fixed(g.meanYaw * DEG, 1)}°, pitch ${fixed(g.meanPitch * DEG, 1)}° (mean of ${images(g.samples)})`;
-}
-
 export function formatMeasurement(m: Measurement, job?: CloudJob): string {
   const head = `Measurement ${m.id} (${m.origin}${m.attested ? ', attested' : ''})`;
   const q = m.quality;
@@ -60,7 +32,7 @@ export function formatMeasurement(m: Measurement, job?: CloudJob): string {
     ['Quality', q ? `${q.level} (score ${fixed(q.score, 2)}${q.usable ? '' : ', not usable'})` : undefined],
   ];
   if (q?.level === 'poor') {
-    pairs.push(['Metrics', 'none: the signal was not good enough (nothing is estimated from a poor capture)']);
+    pairs.push(['Metrics', 'none: the pulse was not clear enough (no vital sign is estimated from a poor capture)']);
   } else {
     const hr = m.cardiac?.heartRate;
     const br = m.respiratory?.breathingRate;
@@ -82,11 +54,11 @@ export function formatMeasurement(m: Measurement, job?: CloudJob): string {
           : '–',
       ],
       ['SpO2', m.spo2 ? `${fixed(m.spo2.value)} % (${m.spo2.tier}, confidence ${fixed(m.spo2.confidence, 2)})` : '–'],
-      // Shown when ordered and analysed (the spec's default orders them; `--features` may not).
-      ['Emotion', formatEmotion(m.emotion as EmotionField | null | undefined)],
-      ['Gaze', formatGaze(m.gaze as GazeField | null | undefined)],
     );
   }
+  // Shown when ordered and analysed (the spec's default orders them; `--features` may not), whatever
+  // the quality: they are read from the face's images, not from the pulse.
+  pairs.push(['Emotion', emotionWords(m.emotion)], ['Gaze', gazeWords(m.gaze)]);
   pairs.push(
     [
       'Duration',

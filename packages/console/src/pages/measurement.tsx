@@ -2,7 +2,7 @@
  * One measurement (GET /api/v1/measurements/{id}): every metric, quality, the wellness assessment,
  * and the raw PPG trace plotted when it was persisted (the advanced opt-in, spec "Measurement").
  */
-import { ABSENT_WORDS, whyAbsent } from '@vitals/protocol';
+import { ABSENT_WORDS, emotionWords, gazeWords, whyAbsent } from '@vitals/protocol';
 import { get } from '../api/client.js';
 import type { Measurement } from '../api/types.js';
 import { WaveChart } from '../charts/line-chart.js';
@@ -62,6 +62,16 @@ function metricRows(m: Measurement): Array<[string, string, string?]> {
   ];
 }
 
+/** Emotion and gaze, where they were ordered and analysed (read from the face's images, whatever the quality). */
+function auxRows(m: Measurement): Array<[string, string, string?]> {
+  const rows: Array<[string, string, string?]> = [];
+  const emotion = emotionWords(m.emotion);
+  if (emotion) rows.push(['Emotion', emotion]);
+  const gaze = gazeWords(m.gaze);
+  if (gaze) rows.push(['Gaze', gaze]);
+  return rows;
+}
+
 export function MeasurementPage(props: { id: string }) {
   const {
     data: m,
@@ -91,7 +101,7 @@ export function MeasurementPage(props: { id: string }) {
           <div class="grid-2">
             <Section title="Metrics">
               <dl class="metrics">
-                {metricRows(m).map(([k, v, extra]) => (
+                {[...metricRows(m), ...auxRows(m)].map(([k, v, extra]) => (
                   <div key={k}>
                     <dt>{k}</dt>
                     <dd>

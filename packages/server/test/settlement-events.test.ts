@@ -84,3 +84,20 @@ test('SettlementEvents: listeners in order, removable, failures to the injected 
   await events.emit(job);
   expect(order).toEqual(['first', 'second', 'third', 'first', 'third']);
 });
+
+test('a completed job stores its measurement under a time-ordered id (the creation millisecond leads)', async () => {
+  const { sessionId } = await mintSession(a);
+  const t0 = Date.now();
+  const completed = {
+    status: 'completed',
+    fields: { durationSec: 30, isComplete: true, quality: { level: 'poor', score: 0.1, usable: false } },
+    framesProcessed: 900,
+    secondsProcessed: 30,
+  } as const;
+  expect(await settleJob(a.ctx, sessionId, completed)).toBe(true);
+  const id = (await getJob(a.ctx.db.db, sessionId))!.measurement_id!;
+  expect(id).toMatch(/^meas_[0-9a-f]{24}$/);
+  const ms = parseInt(id.slice(5, 17), 16);
+  expect(ms).toBeGreaterThanOrEqual(t0);
+  expect(ms).toBeLessThanOrEqual(Date.now());
+});

@@ -4,7 +4,8 @@
  * creation. What follows a settlement (webhooks, object deletion) listens on ctx.settlements.
  */
 import type { Kysely } from 'kysely';
-import { newMeasurementId, type CloudJob, type Measurement } from '@vitals/protocol';
+import type { CloudJob, Measurement } from '@vitals/protocol';
+import { newMeasurementId } from '../ids.js';
 import type { Database } from '../store/schema.js';
 import { getJob, isTerminal, transitionJob, LIVE_STATUSES, patchJob, type JobRow } from '../store/jobs.js';
 import { getMeasurement, insertMeasurement } from '../store/measurements.js';

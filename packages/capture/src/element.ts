@@ -110,7 +110,11 @@ export class VitalsMeasureElement extends HTMLElement {
         const delivery = (this.getAttribute('delivery') ?? 'auto') as Delivery;
         session = new StreamSession({ session: await this.sessionProvider(durationSec), delivery });
       }
-      this.setStatus('Measuring. Keep your face in the oval and stay still.');
+      // The live rate is shown only where the stored result would publish one (docs/engine.md,
+      // Streaming estimator), so it can take a while, or not come at all on a weak signal.
+      this.setStatus(
+        'Measuring. Keep your face in the oval and stay still: the heart rate shows once the pulse is clear.',
+      );
       const outcome = await this.capture.run({
         mode,
         durationSec,

@@ -46,6 +46,21 @@ export interface AuxSeries {
   analyze(jpegBytes: Uint8Array): Promise<AuxAnalysis>;
 }
 
+/**
+ * The series `analyzer` runs for `want` (what was ordered), or, for an analyzer without one (the
+ * one whose models did not load, test doubles), its `analyze` of each image: what every caller
+ * (a job's images on a worker or the main thread, a live session) iterates.
+ */
+export function seriesFor(
+  analyzer: {
+    analyze(jpegBytes: Uint8Array, want?: AuxWant): Promise<AuxAnalysis>;
+    series?(want?: AuxWant): AuxSeries;
+  },
+  want?: AuxWant,
+): AuxSeries {
+  return analyzer.series?.(want) ?? { analyze: (jpegBytes) => analyzer.analyze(jpegBytes, want) };
+}
+
 /** Where a face mesh sits in a detector box: its centre and larger side, in box sides. */
 export interface MeshInBox {
   dx: number;

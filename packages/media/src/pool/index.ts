@@ -24,4 +24,12 @@ export {
 } from './video-pool.js';
 export type { VideoResult, VideoStats } from '../video.js';
 export type { AuxAnalysis } from '../aux-analyzer.js';
-export { AUX_GROUP, seriesOf, type AuxAnchor, type AuxSeries, type AuxStep, type AuxWant } from '../aux-series.js';
+export {
+  AUX_GROUP,
+  seriesFor,
+  seriesOf,
+  type AuxAnchor,
+  type AuxSeries,
+  type AuxStep,
+  type AuxWant,
+} from '../aux-series.js';

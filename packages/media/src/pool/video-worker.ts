@@ -6,7 +6,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { createAuxAnalyzer, type AuxAnalysis, type AuxAnalyzer } from '../aux-analyzer.js';
-import type { AuxStep } from '../aux-series.js';
+import { seriesFor, type AuxStep } from '../aux-series.js';
 import { videoToPackets, type VideoResult } from '../video.js';
 import { lowerThreadPriority } from './priority.js';
 import { serveTasks } from './serve.js';
@@ -51,11 +51,11 @@ serveTasks<VideoTask, VideoResult | ConsumedVideoResult | AuxAnalysis[] | AuxSte
         ? a.step(task.image, task.from, task.want)
         : { analysis: await a.analyze(task.image, task.want), anchor: null };
     // A task's images are a run of a capture's that starts at a group boundary (AUX_GROUP).
-    const series = a.series?.(task.want);
+    const series = seriesFor(a, task.want);
     const out: AuxAnalysis[] = [];
     for (const img of task.images) {
       signal.throwIfAborted();
-      out.push(await (series ? series.analyze(img) : a.analyze(img, task.want)));
+      out.push(await series.analyze(img));
     }
     return out;
   },

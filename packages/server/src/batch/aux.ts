@@ -6,6 +6,7 @@
  */
 import type { Packet } from '@vitals/protocol';
 import type { AuxAnalysis, AuxAnalyzer } from '@vitals/media';
+import { seriesFor } from '@vitals/media/threads';
 import { addAuxSample, newAuxAggregate, type AuxAggregate } from '../domain/measurement-fields.js';
 
 export function reassembleAux(packets: readonly Packet[]): Uint8Array[] {
@@ -39,11 +40,11 @@ export async function analyzeAux(
   want: { emotion: boolean; gaze: boolean },
   signal?: AbortSignal,
 ): Promise<AuxAggregate> {
-  const series = analyzer.series?.(want);
+  const series = seriesFor(analyzer, want);
   const analyses: AuxAnalysis[] = [];
   for (const img of images) {
     signal?.throwIfAborted();
-    analyses.push(await (series ? series.analyze(img) : analyzer.analyze(img, want)));
+    analyses.push(await series.analyze(img));
   }
   return sumAux(analyses, want);
 }

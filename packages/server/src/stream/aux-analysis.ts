@@ -6,6 +6,7 @@
  */
 import type { AuxChunkPacket } from '@vitals/protocol';
 import type { AuxAnalyzer } from '@vitals/media';
+import { seriesFor } from '@vitals/media/threads';
 import { AuxAssembler } from './aux-assembler.js';
 import { newAuxAggregate, type AuxAggregate } from '../domain/measurement-fields.js';
 
@@ -31,7 +32,7 @@ export class AuxChannel {
     private readonly out: AuxOut,
   ) {
     const want = { emotion: accepted.includes('emotion'), gaze: accepted.includes('gaze') };
-    this.series = analyzer.series?.(want) ?? { analyze: (jpeg) => analyzer.analyze(jpeg, want) };
+    this.series = seriesFor(analyzer, want);
   }
 
   /** Incomplete sets dropped (the job's `stats.stream.auxDropped`). */

@@ -2,7 +2,7 @@
 // share of clipped pixels over the face region (the facial prior at least 0.5: the face ellipse
 // without the box corners, so a bright window behind the head does not count as a washed-out face).
 // Every third face pixel is read (about 300 of the crop's 1296): the figures are medians over many
-// frames, and the per-frame cost stays a fraction of the skin model's (docs/benchmarks.md, engine).
+// frames. The sums are taken with the skin trace's (pixel-sums.ts).
 import { CROP_PIXELS, facePrior } from './face-prior.js';
 
 /** A channel at or above this 8-bit level is taken as clipped (sensor or codec saturation). */
@@ -13,8 +13,8 @@ const SUBSAMPLE = 3;
 
 let faceOffsets: Int32Array | null = null;
 
-/** Byte offsets of the face-region pixels, computed once. */
-function offsets(): Int32Array {
+/** Byte offsets of the face-region pixels read for exposure, computed once. */
+export function faceExposureOffsets(): Int32Array {
   if (faceOffsets) return faceOffsets;
   const prior = facePrior();
   const idx: number[] = [];
@@ -31,19 +31,10 @@ export interface Exposure {
   clipped: number;
 }
 
-export function faceExposure(pixels: Uint8Array, out: Exposure): Exposure {
-  const idx = offsets();
-  let luma = 0;
-  let clipped = 0;
-  for (let k = 0; k < idx.length; k++) {
-    const j = idx[k];
-    const r = pixels[j];
-    const g = pixels[j + 1];
-    const b = pixels[j + 2];
-    luma += 0.299 * r + 0.587 * g + 0.114 * b;
-    if (r >= CLIPPED_LEVEL || g >= CLIPPED_LEVEL || b >= CLIPPED_LEVEL) clipped++;
-  }
-  out.luma = luma / idx.length;
-  out.clipped = clipped / idx.length;
+/** Exposure from the face region's channel sums and its count of clipped pixels (pixel-sums.ts). */
+export function exposureFromSums(r: number, g: number, b: number, clipped: number, out: Exposure): Exposure {
+  const n = faceExposureOffsets().length;
+  out.luma = (0.299 * r + 0.587 * g + 0.114 * b) / n;
+  out.clipped = clipped / n;
   return out;
 }

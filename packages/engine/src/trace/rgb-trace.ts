@@ -3,7 +3,6 @@
 import type { Packet } from '@vitals/protocol';
 import { dequantizeTelemetry } from '@vitals/protocol';
 import { cropTexture } from './texture.js';
-import { faceExposure, type Exposure } from './exposure.js';
 import { skinWeightedRgbInto } from './skin-trace.js';
 import { createSkinTraceState, type SkinSample, type SkinTraceState } from './skin-trace-state.js';
 
@@ -83,8 +82,7 @@ function appendTelemetry(t: RgbTrace, tMicros: number, slots: Uint8Array): void 
 }
 
 /** Per-frame scratch (appendPacket is synchronous and copies the sample out at once). */
-const sample: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0 };
-const exposure: Exposure = { luma: 0, clipped: 0 };
+const sample: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0, luma: 0, clipped: 0 };
 
 /** Adds one packet to the trace. Returns true when a new RGB sample was appended. */
 export function appendPacket(t: RgbTrace, p: Packet): boolean {
@@ -109,9 +107,8 @@ export function appendPacket(t: RgbTrace, p: Packet): boolean {
       }
       if (t.texture) t.texture[i] = cropTexture(p.pixels);
       if (t.exposure) {
-        faceExposure(p.pixels, exposure);
-        t.exposure.luma[i] = exposure.luma;
-        t.exposure.clipped[i] = exposure.clipped;
+        t.exposure.luma[i] = s.luma;
+        t.exposure.clipped[i] = s.clipped;
       }
       t.n = i + 1;
       return true;

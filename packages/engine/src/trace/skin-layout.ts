@@ -36,6 +36,10 @@ export interface Layout {
   runStart: Int32Array;
   /** Prior of the pixel in refresh slot q. */
   slotPrior: Float32Array;
+  /** Crop pixel index (byte offset / 3) of the pixel in refresh slot q. */
+  slotCrop: Int32Array;
+  /** Crop pixel index of covered pixel k. */
+  crop: Int32Array;
 }
 
 let layoutCache: Layout | null = null;
@@ -81,6 +85,8 @@ export function layout(): Layout {
     priorTotal: total,
     runStart: Int32Array.from(runs),
     slotPrior: Float32Array.from(slotPixel, (k) => pr[k]),
+    slotCrop: Int32Array.from(slotByte, (j) => j / 3),
+    crop: Int32Array.from(covered),
   };
   return layoutCache;
 }

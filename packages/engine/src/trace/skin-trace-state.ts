@@ -1,6 +1,7 @@
 // State and sample of the skin-weighted trace (skin-trace.ts): the state is explicit and owned by
 // the caller, so the streaming and offline estimators produce bit-identical traces from the same
 // packets.
+import { CROP_PIXELS } from './face-prior.js';
 import { layout } from './skin-layout.js';
 
 export interface SkinTraceState {
@@ -10,8 +11,12 @@ export interface SkinTraceState {
    * never get a weight, so their smoothed values were never read and are not kept.
    */
   image: Float32Array;
-  /** Current skin weight (prior × colour model) of each covered pixel, in pixel order (layout.byte). */
-  weights: Float32Array;
+  /**
+   * Current skin weight (prior × colour model) of every crop pixel, in crop order, as an integer
+   * out of WEIGHT_ONE (pixel-sums.ts: integer weights make the weighted sums exact); zero where the
+   * prior is zero.
+   */
+  weights: Uint16Array;
   refR: number;
   refG: number;
   refLuma: number;
@@ -30,13 +35,16 @@ export interface SkinSample {
   bgR: number;
   bgG: number;
   bgB: number;
+  /** Face-region exposure (exposure.ts): mean luma, and the share of its pixels with a clipped channel. */
+  luma: number;
+  clipped: number;
 }
 
 export function createSkinTraceState(): SkinTraceState {
   const n = layout().n;
   return {
     image: new Float32Array(n * 3),
-    weights: new Float32Array(n),
+    weights: new Uint16Array(CROP_PIXELS),
     refR: 0.4,
     refG: 0.32,
     refLuma: 120,

@@ -8,9 +8,11 @@
 // Weights come from an exponentially smoothed image so the mask does not flicker frame to frame;
 // the reference adapts slowly. The state is explicit and owned by the caller (skin-trace-state.ts),
 // so the streaming and offline estimators produce bit-identical traces from the same packets.
+import { CROP_PIXELS } from './face-prior.js';
 import { layout, PHASES as PHASES_EXPORT, type Layout } from './skin-layout.js';
 import type { SkinSample, SkinTraceState } from './skin-trace-state.js';
-import { backgroundMean } from './crop-means.js';
+import { createCropSums, cropKernel, cropSumsScalar, WEIGHT_ONE, type RefreshSums } from './pixel-sums.js';
+import { exposureFromSums, type Exposure } from './exposure.js';
 
 /**
  * The colour model runs on an interleaved quarter of the pixels per frame (every pixel is refreshed
@@ -25,6 +27,11 @@ const REF_ALPHA = 0.05;
 /** Chromaticity radius (rg units) beyond which a pixel is not skin. */
 const CHROMA_RADIUS2 = 0.055 * 0.055;
 const INV_CHROMA_RADIUS2 = 1 / CHROMA_RADIUS2;
+
+/** A weight in [0, 1] as the integer the sums use (pixel-sums.ts). */
+function quantize(w: number): number {
+  return (w * WEIGHT_ONE + 0.5) | 0;
+}
 
 /** Luminance gate relative to the skin reference (shadows, hair, pupils, glare out). */
 function lumaGate(luma: number, ref: number): number {
@@ -56,7 +63,7 @@ function updateReference(s: SkinTraceState, L: Layout, alpha: number): void {
   let cg = 0;
   let cy = 0;
   for (let k = 0; k < L.n; k++) {
-    const wi = w[k];
+    const wi = w[L.crop[k]];
     if (wi <= 0) continue;
     const m = 3 * L.pixelSlot[k];
     const R = img[m];
@@ -68,7 +75,7 @@ function updateReference(s: SkinTraceState, L: Layout, alpha: number): void {
     cg += (wi * G) / sum;
     cy += (wi * sum) / 3;
   }
-  if (ws <= 1e-9) return;
+  if (ws <= 0) return;
   s.refR += alpha * (cr / ws - s.refR);
   s.refG += alpha * (cg / ws - s.refG);
   s.refLuma = Math.max(8, s.refLuma + alpha * (cy / ws - s.refLuma));
@@ -78,7 +85,7 @@ function refreshAllWeights(s: SkinTraceState, L: Layout): void {
   const img = s.image;
   for (let k = 0; k < L.n; k++) {
     const m = 3 * L.pixelSlot[k];
-    s.weights[k] = pixelWeight(img[m], img[m + 1], img[m + 2], L.prior[k], s);
+    s.weights[L.crop[k]] = quantize(pixelWeight(img[m], img[m + 1], img[m + 2], L.prior[k], s));
   }
 }
 
@@ -90,7 +97,7 @@ function initialize(s: SkinTraceState, pixels: Uint8Array, L: Layout): void {
     s.image[3 * q + 2] = pixels[j + 2];
   }
   // Start from the prior alone (squared: the centre of the face), then refine the colour model.
-  for (let k = 0; k < L.n; k++) s.weights[k] = L.prior[k] * L.prior[k];
+  for (let k = 0; k < L.n; k++) s.weights[L.crop[k]] = quantize(L.prior[k] * L.prior[k]);
   updateReference(s, L, 1);
   for (let it = 0; it < 3; it++) {
     refreshAllWeights(s, L);
@@ -101,42 +108,33 @@ function initialize(s: SkinTraceState, pixels: Uint8Array, L: Layout): void {
 }
 
 /**
- * Skin-weighted mean RGB of one 36x36x3 crop (uint8, NHWC). Updates `state`; the same sequence of
- * crops always yields the same sequence of samples.
+ * The refresh of slots [q0, q1): each slot's smoothed pixel moves halfway to the crop's, its weight
+ * is recomputed, and the refreshed pixels' weighted chromaticity and luma are summed for the skin
+ * reference (pixel-sums.wat's `refresh` is this loop, operation for operation).
  */
-export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): SkinSample {
-  return { ...skinWeightedRgbInto(pixels, state, scratch) };
-}
-
-const scratch: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0 };
-
-/** skinWeightedRgb writing into `out` (no allocation per frame); returns `out`. */
-export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, out: SkinSample): SkinSample {
-  const L = layout();
-  if (!state.initialized) initialize(state, pixels, L);
+function refreshScalar(
+  pixels: Uint8Array,
+  state: SkinTraceState,
+  L: Layout,
+  q0: number,
+  q1: number,
+  plateauLo: number,
+  plateauHi: number,
+  out: RefreshSums,
+): RefreshSums {
   const img = state.image;
   const w = state.weights;
-  // Refresh one interleaved subset of pixels: image, then weight; the same pass accumulates the
-  // subset's weighted chromaticity and luma for the slowly adapting skin reference.
-  const phase = state.frame % PHASES;
-  state.frame++;
   const refR = state.refR;
   const refG = state.refG;
   const refLuma = state.refLuma;
   const slotByte = L.slotByte;
-  const slotPixel = L.slotPixel;
+  const slotCrop = L.slotCrop;
   const slotPrior = L.slotPrior;
-  // Sums for which lumaGate(sum / 3, refLuma) is certainly 1 (0.6 ≤ q ≤ 1.5 with a 1e-9 relative
-  // margin, far wider than the rounding of q = (sum / 3) / refLuma): there prior·kc·1 = prior·kc
-  // exactly, so the gate's two divisions are skipped without changing a bit.
-  const plateauLo = 3 * refLuma * 0.6 * (1 + 1e-9);
-  const plateauHi = 3 * refLuma * 1.5 * (1 - 1e-9);
-  const prior = L.prior;
   let rs = 0;
   let rr = 0;
   let rg = 0;
   let ry = 0;
-  for (let q = L.groupStart[phase], end = L.groupStart[phase + 1]; q < end; q++) {
+  for (let q = q0; q < q1; q++) {
     const j = slotByte[q];
     const m = 3 * q;
     // As `img[m] += …` but keeping the unrounded sum, which is what that expression yields.
@@ -146,7 +144,6 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
     img[m + 1] = G;
     const B = img[m + 2] + IMAGE_ALPHA * (pixels[j + 2] - img[m + 2]);
     img[m + 2] = B;
-    const k = slotPixel[q];
     let wi = 0;
     if (R < 253.5 && G < 253.5 && B < 253.5) {
       const sum = R + G + B + 1;
@@ -165,57 +162,87 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
         ry += (wi * sum) / 3;
       }
     }
-    w[k] = wi;
+    w[slotCrop[q]] = quantize(wi);
   }
+  out.rs = rs;
+  out.rr = rr;
+  out.rg = rg;
+  out.ry = ry;
+  return out;
+}
+
+/**
+ * Skin-weighted mean RGB of one 36x36x3 crop (uint8, NHWC). Updates `state`; the same sequence of
+ * crops always yields the same sequence of samples.
+ */
+export function skinWeightedRgb(pixels: Uint8Array, state: SkinTraceState): SkinSample {
+  return { ...skinWeightedRgbInto(pixels, state, scratch) };
+}
+
+const scratch: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0, luma: 0, clipped: 0 };
+const sums = createCropSums();
+const refreshed: RefreshSums = { rs: 0, rr: 0, rg: 0, ry: 0 };
+const exposure: Exposure = { luma: 0, clipped: 0 };
+
+/** skinWeightedRgb writing into `out` (no allocation per frame); returns `out`. */
+export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, out: SkinSample): SkinSample {
+  const L = layout();
+  if (!state.initialized) initialize(state, pixels, L);
+  const img = state.image;
+  const w = state.weights;
+  // Refresh one interleaved subset of pixels: image, then weight; the same pass accumulates the
+  // subset's weighted chromaticity and luma for the slowly adapting skin reference.
+  const phase = state.frame % PHASES;
+  state.frame++;
+  const refLuma = state.refLuma;
+  // Sums for which lumaGate(sum / 3, refLuma) is certainly 1 (0.6 ≤ q ≤ 1.5 with a 1e-9 relative
+  // margin, far wider than the rounding of q = (sum / 3) / refLuma): there prior·kc·1 = prior·kc
+  // exactly, so the gate's two divisions are skipped without changing a bit.
+  const plateauLo = 3 * refLuma * 0.6 * (1 + 1e-9);
+  const plateauHi = 3 * refLuma * 1.5 * (1 - 1e-9);
+  const prior = L.prior;
+  const q0 = L.groupStart[phase];
+  const q1 = L.groupStart[phase + 1];
+  // The WebAssembly kernels where this thread has them (pixel-sums.ts): the same operations, so the
+  // same bits, as refreshScalar and cropSumsScalar.
+  const k = pixels.length === 3 * CROP_PIXELS ? cropKernel() : null;
+  if (k !== null) {
+    k.begin(pixels, w);
+    k.refresh(img, q0, q1, state.refR, state.refG, refLuma, plateauLo, plateauHi, INV_CHROMA_RADIUS2, refreshed);
+  } else refreshScalar(pixels, state, L, q0, q1, plateauLo, plateauHi, refreshed);
+  const rs = refreshed.rs;
+  const rr = refreshed.rr;
+  const rg = refreshed.rg;
+  const ry = refreshed.ry;
   if (rs > 1e-9) {
     state.refR += REF_ALPHA * (rr / rs - state.refR);
     state.refG += REF_ALPHA * (rg / rs - state.refG);
     state.refLuma = Math.max(8, state.refLuma + REF_ALPHA * (ry / rs - state.refLuma));
   }
-  const byte = L.byte;
-  let ws = 0;
-  let sr = 0;
-  let sg = 0;
-  let sb = 0;
-  // Runs of adjacent covered pixels: the byte offset steps by 3 instead of being looked up.
-  const runStart = L.runStart;
-  for (let r = 0, runs = runStart.length - 1; r < runs; r++) {
-    const end = runStart[r + 1];
-    // Two pixels per iteration, in order (the same additions in the same order). No test for a zero
-    // weight: weights are never negative or NaN and every sum starts at +0, so a zero weight adds
-    // +0 and leaves each sum's bits unchanged, and the loop has no data-dependent branch to mispredict.
-    let k = runStart[r];
-    let j = byte[k];
-    for (; k + 1 < end; k += 2, j += 6) {
-      const w0 = w[k];
-      const w1 = w[k + 1];
-      ws += w0;
-      sr += w0 * pixels[j];
-      sg += w0 * pixels[j + 1];
-      sb += w0 * pixels[j + 2];
-      ws += w1;
-      sr += w1 * pixels[j + 3];
-      sg += w1 * pixels[j + 4];
-      sb += w1 * pixels[j + 5];
-    }
-    if (k < end) {
-      const wi = w[k];
-      ws += wi;
-      sr += wi * pixels[j];
-      sg += wi * pixels[j + 1];
-      sb += wi * pixels[j + 2];
-    }
-  }
-  backgroundMean(pixels, L.bgByte, out);
+  // The weighted sums over the whole crop, the background's and the face exposure's, in one pass.
+  let c;
+  if (k !== null) {
+    c = k.sums(sums);
+    k.end(w);
+  } else c = cropSumsScalar(pixels, w, sums);
+  const nb = Math.max(1, L.bgByte.length);
+  out.bgR = c.bgR / nb;
+  out.bgG = c.bgG / nb;
+  out.bgB = c.bgB / nb;
+  exposureFromSums(c.faceR, c.faceG, c.faceB, c.faceClipped, exposure);
+  out.luma = exposure.luma;
+  out.clipped = exposure.clipped;
   const wp = L.priorTotal;
-  if (ws > 1e-6) {
-    out.r = sr / ws;
-    out.g = sg / ws;
-    out.b = sb / ws;
-    out.skinFraction = Math.min(1, ws / wp);
+  const ws = c.skinW;
+  if (ws > 0) {
+    out.r = c.skinR / ws;
+    out.g = c.skinG / ws;
+    out.b = c.skinB / ws;
+    out.skinFraction = Math.min(1, ws / WEIGHT_ONE / wp);
     return out;
   }
   // Nothing looks like skin: fall back to the prior-weighted mean and report it.
+  const byte = L.byte;
   let pr = 0;
   let pg = 0;
   let pb = 0;

@@ -1,0 +1,105 @@
+// The crop sums' WebAssembly kernel (pixel-sums.wat) against the plain JavaScript loop it replaces:
+// the same figures bit for bit on every input (weights and sums are integers), the committed bytes
+// are what the text assembles to, and a trace does not depend on which of the two ran.
+import { afterEach, describe, expect, it } from 'vitest';
+import { assemble, MODULES } from '../../../scripts/wasm/assemble.js';
+import { generatePhantom } from '../src/index.js';
+import { CROP_PIXELS } from '../src/trace/face-prior.js';
+import {
+  createCropSums,
+  cropSums,
+  cropSumsAccelerated,
+  cropSumsScalar,
+  useCropSumsKernel,
+  WEIGHT_ONE,
+} from '../src/trace/pixel-sums.js';
+import { PIXEL_SUMS_WASM } from '../src/trace/pixel-sums-wasm.js';
+import { buildRgbTrace, type RgbTrace } from '../src/trace/rgb-trace.js';
+import { layout } from '../src/trace/skin-layout.js';
+
+function rng(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 4294967296;
+}
+
+/** Skin weights as the trace keeps them: an integer up to WEIGHT_ONE on covered pixels, zero elsewhere. */
+function weightsFrom(f: (i: number) => number): Uint16Array {
+  const w = new Uint16Array(CROP_PIXELS);
+  for (const i of layout().crop) w[i] = f(i);
+  return w;
+}
+
+function both(pixels: Uint8Array, weights: Uint16Array): [Record<string, number>, Record<string, number>] {
+  const a = { ...cropSums(pixels, weights, createCropSums()) };
+  const b = { ...cropSumsScalar(pixels, weights, createCropSums()) };
+  return [a, b];
+}
+
+afterEach(() => useCropSumsKernel(true));
+
+describe('crop sums kernel', () => {
+  it('is the assembled pixel-sums.wat and loads here (Node has WebAssembly SIMD)', async () => {
+    const m = MODULES.find((x) => x.name === 'PIXEL_SUMS_WASM')!;
+    expect(Array.from(await assemble(m.wat))).toEqual(Array.from(PIXEL_SUMS_WASM));
+    expect(cropSumsAccelerated()).toBe(true);
+  });
+
+  it('equals the scalar sums on random crops and weights', () => {
+    const r = rng(7);
+    for (let t = 0; t < 200; t++) {
+      const pixels = Uint8Array.from({ length: 3 * CROP_PIXELS }, () => Math.floor(r() * 256));
+      const weights = weightsFrom(() => (r() < 0.2 ? 0 : Math.floor(r() * (WEIGHT_ONE + 1))));
+      const [a, b] = both(pixels, weights);
+      expect(a).toEqual(b);
+    }
+  });
+
+  it('does not overflow at the extremes: every byte 255, every weight WEIGHT_ONE', () => {
+    const pixels = new Uint8Array(3 * CROP_PIXELS).fill(255);
+    const [a, b] = both(
+      pixels,
+      weightsFrom(() => WEIGHT_ONE),
+    );
+    expect(a).toEqual(b);
+    const n = layout().n;
+    expect(a.skinW).toBe(n * WEIGHT_ONE);
+    expect(a.skinR).toBe(n * WEIGHT_ONE * 255);
+    expect(a.faceClipped).toBeGreaterThan(0);
+  });
+
+  it('counts clipped face pixels as the scalar loop does, and none when no byte reaches the level', () => {
+    const r = rng(11);
+    const pixels = Uint8Array.from({ length: 3 * CROP_PIXELS }, () => 100 + Math.floor(r() * 100));
+    const weights = weightsFrom(() => 1000);
+    expect(both(pixels, weights)[0].faceClipped).toBe(0);
+    for (let k = 0; k < 40; k++) pixels[3 * (400 + 7 * k) + (k % 3)] = 250 + (k % 6);
+    const [a, b] = both(pixels, weights);
+    expect(a.faceClipped).toBeGreaterThan(0);
+    expect(a).toEqual(b);
+  });
+
+  it('gives a trace that does not depend on which ran', () => {
+    const { packets } = generatePhantom({ durationSec: 10, heartRateBpm: 75 });
+    const fast = buildRgbTrace(packets);
+    useCropSumsKernel(false);
+    expect(cropSumsAccelerated()).toBe(false);
+    const plain = buildRgbTrace(packets);
+    const arrays = (t: RgbTrace): ArrayLike<number>[] => [
+      t.r,
+      t.g,
+      t.b,
+      t.skinFraction,
+      t.bg!.r,
+      t.bg!.g,
+      t.bg!.b,
+      t.exposure!.luma,
+      t.exposure!.clipped,
+    ];
+    expect(fast.n).toBe(plain.n);
+    const fa = arrays(fast);
+    const pa = arrays(plain);
+    for (let k = 0; k < fa.length; k++) {
+      for (let i = 0; i < fast.n; i++) expect(Object.is(fa[k][i], pa[k][i])).toBe(true);
+    }
+  });
+});

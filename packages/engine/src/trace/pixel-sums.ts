@@ -104,124 +104,55 @@ function clippedCount(pixels: Uint8Array, idx: Int32Array): number {
   return clipped;
 }
 
-// Kernel memory (one 64 KiB page): the crop, the skin weights, the two fixed masks, the results,
-// one refresh group of the smoothed image, the layout's slot tables; pixel-sums.wat keeps its
-// swizzle masks at 65280.
+// Kernel memory (one 64 KiB page): the crop, the skin weights, the two fixed masks, the results;
+// pixel-sums.wat keeps its swizzle masks at 65280.
 const PIX = 0;
 const SKIN_W = 4096;
 const BG_W = 8192;
 const FACE_W = 12288;
 const OUT = 16384;
-const REF_OUT = 16448;
-const IMG = 20480;
-const SLOT_BYTE = 32768;
-const SLOT_CROP = 40960;
-const SLOT_PRIOR = 49152;
 const GROUPS = CROP_PIXELS / 8;
 
-/** Weighted chromaticity and luma sums of one refresh (skin-trace.ts). */
-export interface RefreshSums {
-  rs: number;
-  rr: number;
-  rg: number;
-  ry: number;
-}
-
-/**
- * The per-frame kernels of one thread, on one crop at a time: `begin` copies the crop and the skin
- * weights in; `refresh` runs skin-trace.ts's refresh of one slot group on them (updating `img`'s
- * slots and the weights); `sums` takes the crop sums; `end` copies the weights back.
- */
-export interface CropKernel {
+/** The crop sums kernel of one thread: `begin` copies a crop and its skin weights in, `sums` sums them. */
+interface CropKernel {
   begin(pixels: Uint8Array, weights: Uint16Array): void;
-  refresh(
-    img: Float32Array,
-    q0: number,
-    q1: number,
-    refR: number,
-    refG: number,
-    refLuma: number,
-    lo: number,
-    hi: number,
-    invR2: number,
-    out: RefreshSums,
-  ): RefreshSums;
   sums(out: CropSums): CropSums;
-  end(weights: Uint16Array): void;
 }
 
 let kernel: CropKernel | null | undefined;
 
-/** The kernels, instantiated once per thread; null where WebAssembly or its SIMD is unavailable (or barred by a page's policy). */
-export function cropKernel(): CropKernel | null {
+/** The kernel, instantiated once per thread; null where WebAssembly or its SIMD is unavailable (or barred by a page's policy). */
+function cropKernel(): CropKernel | null {
   if (kernel !== undefined) return kernel;
   kernel = null;
   const wasm = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
-  const L = layout();
-  if (!wasm || !Number.isInteger(GROUPS) || GROUPS > 256 || L.n > CROP_PIXELS) return kernel;
-  for (let p = 0; p + 1 < L.groupStart.length; p++)
-    if (12 * (L.groupStart[p + 1] - L.groupStart[p]) > SLOT_BYTE - IMG) return kernel;
+  if (!wasm || !Number.isInteger(GROUPS) || GROUPS > 256) return kernel;
   try {
     const instance = new wasm.Instance(new wasm.Module(PIXEL_SUMS_WASM), {});
-    kernel = bindKernel(instance, L);
+    kernel = bindKernel(instance);
   } catch {
     kernel = null; // no SIMD (an old engine) or a policy without 'wasm-unsafe-eval': the scalar path
   }
   return kernel;
 }
 
-function bindKernel(instance: WebAssembly.Instance, L: ReturnType<typeof layout>): CropKernel {
+function bindKernel(instance: WebAssembly.Instance): CropKernel {
   const memory = instance.exports.memory as WebAssembly.Memory;
   const sums = instance.exports.sums as (pix: number, w: number, groups: number, out: number) => void;
-  const refresh = instance.exports.refresh as (
-    q0: number,
-    q1: number,
-    img: number,
-    pix: number,
-    w: number,
-    slotByte: number,
-    slotCrop: number,
-    slotPrior: number,
-    refR: number,
-    refG: number,
-    refLuma: number,
-    lo: number,
-    hi: number,
-    invR2: number,
-    out: number,
-  ) => void;
   const bytes = new Uint8Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
-  const f32 = new Float32Array(memory.buffer);
   const f64 = new Float64Array(memory.buffer);
-  const i32 = new Int32Array(memory.buffer);
-  const bg = maskOf(L.bgByte);
+  const bg = maskOf(layout().bgByte);
   const face = maskOf(faceExposureOffsets());
   const [bg0, bg1] = groupRange(bg);
   const [face0, face1] = groupRange(face);
   u16.set(bg, BG_W / 2);
   u16.set(face, FACE_W / 2);
-  i32.set(L.slotByte, SLOT_BYTE / 4);
-  i32.set(L.slotCrop, SLOT_CROP / 4);
-  f32.set(L.slotPrior, SLOT_PRIOR / 4);
   const o = OUT / 8;
-  const r = REF_OUT / 8;
-  const img0 = IMG / 4;
   return {
     begin(pixels, weights) {
       bytes.set(pixels, PIX);
       u16.set(weights, SKIN_W / 2);
-    },
-    refresh(img, q0, q1, refR, refG, refLuma, lo, hi, invR2, out) {
-      const slice = img.subarray(3 * q0, 3 * q1);
-      f32.set(slice, img0);
-      refresh(q0, q1, IMG, PIX, SKIN_W, SLOT_BYTE, SLOT_CROP, SLOT_PRIOR, refR, refG, refLuma, lo, hi, invR2, REF_OUT);
-      slice.set(f32.subarray(img0, img0 + slice.length));
-      out.rs = f64[r];
-      out.rr = f64[r + 1];
-      out.rg = f64[r + 2];
-      out.ry = f64[r + 3];
-      return out;
     },
     sums(out) {
       sums(PIX, SKIN_W, GROUPS, OUT);
@@ -242,9 +173,6 @@ function bindKernel(instance: WebAssembly.Instance, L: ReturnType<typeof layout>
       out.faceClipped =
         max < CLIPPED_LEVEL ? 0 : clippedCount(bytes.subarray(PIX, PIX + 3 * CROP_PIXELS), faceExposureOffsets());
       return out;
-    },
-    end(weights) {
-      weights.set(u16.subarray(SKIN_W / 2, SKIN_W / 2 + CROP_PIXELS));
     },
   };
 }

@@ -1,6 +1,5 @@
-;; The skin trace's per-pixel loops in WebAssembly (pixel-sums.ts loads it; `npm run build:wasm`
-;; assembles it into pixel-sums-wasm.ts, and a test checks the two agree): `sums`, weighted channel
-;; sums of an interleaved RGB crop with SIMD, and `refresh`, the skin model's refresh (scalar f64).
+;; Weighted channel sums of an interleaved RGB crop, with WebAssembly SIMD (pixel-sums.ts loads it;
+;; `npm run build:wasm` assembles it into pixel-sums-wasm.ts, and a test checks the two agree).
 ;;
 ;; sums(pix, w, groups, out): for the first 8·groups pixels at byte offset `pix` (RGB, 3 bytes a
 ;; pixel) and their unsigned 16-bit weights at `w` (at most 32767 each), writes to `out` four f64:
@@ -64,85 +63,6 @@
     (local.set $mx (i8x16.max_u (local.get $mx) (i8x16.shuffle 2 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 (local.get $mx) (local.get $mx))))
     (local.set $mx (i8x16.max_u (local.get $mx) (i8x16.shuffle 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 (local.get $mx) (local.get $mx))))
     (f64.store offset=32 (local.get $out) (f64.convert_i32_u (i8x16.extract_lane_u 0 (local.get $mx)))))
-  ;; refresh(q0, q1, img, pix, w, slotByte, slotCrop, slotPrior, refR, refG, refLuma, lo, hi, invR2, out):
-  ;; the skin model's refresh of refresh slots [q0, q1) (skin-trace.ts, whose JavaScript loop this is,
-  ;; operation for operation in f64, so the results are the same bit for bit): each slot's smoothed
-  ;; pixel (f32 at img + 12·(q − q0)) moves halfway to the crop's, its skin weight is recomputed and
-  ;; stored as an integer (at w + 2·slotCrop[q]), and the weighted chromaticity and luma sums of the
-  ;; refreshed pixels go to out (four f64: Σw, Σw·r, Σw·g, Σw·sum/3). lo and hi bound the sums where
-  ;; the luminance gate is certainly 1.
-  (func (export "refresh") (param $q i32) (param $q1 i32) (param $img i32) (param $pix i32) (param $w i32)
-    (param $slotByte i32) (param $slotCrop i32) (param $slotPrior i32)
-    (param $refR f64) (param $refG f64) (param $refLuma f64) (param $lo f64) (param $hi f64) (param $invR2 f64)
-    (param $out i32)
-    (local $j i32) (local $R f64) (local $G f64) (local $B f64) (local $sum f64) (local $inv f64)
-    (local $cr f64) (local $cg f64) (local $dr f64) (local $dg f64) (local $kc f64) (local $wi f64) (local $pk f64)
-    (local $rs f64) (local $rr f64) (local $rg f64) (local $ry f64)
-    (block $done
-      (loop $slot
-        (br_if $done (i32.ge_u (local.get $q) (local.get $q1)))
-        (local.set $j (i32.add (local.get $pix) (i32.load (i32.add (local.get $slotByte) (i32.shl (local.get $q) (i32.const 2))))))
-        (local.set $R (f64.promote_f32 (f32.load offset=0 (local.get $img))))
-        (local.set $R (f64.add (local.get $R) (f64.mul (f64.const 0.5)
-          (f64.sub (f64.convert_i32_u (i32.load8_u offset=0 (local.get $j))) (local.get $R)))))
-        (f32.store offset=0 (local.get $img) (f32.demote_f64 (local.get $R)))
-        (local.set $G (f64.promote_f32 (f32.load offset=4 (local.get $img))))
-        (local.set $G (f64.add (local.get $G) (f64.mul (f64.const 0.5)
-          (f64.sub (f64.convert_i32_u (i32.load8_u offset=1 (local.get $j))) (local.get $G)))))
-        (f32.store offset=4 (local.get $img) (f32.demote_f64 (local.get $G)))
-        (local.set $B (f64.promote_f32 (f32.load offset=8 (local.get $img))))
-        (local.set $B (f64.add (local.get $B) (f64.mul (f64.const 0.5)
-          (f64.sub (f64.convert_i32_u (i32.load8_u offset=2 (local.get $j))) (local.get $B)))))
-        (f32.store offset=8 (local.get $img) (f32.demote_f64 (local.get $B)))
-        (local.set $wi (f64.const 0))
-        (if (i32.and (i32.and (f64.lt (local.get $R) (f64.const 253.5)) (f64.lt (local.get $G) (f64.const 253.5)))
-                     (f64.lt (local.get $B) (f64.const 253.5)))
-          (then
-            (local.set $sum (f64.add (f64.add (f64.add (local.get $R) (local.get $G)) (local.get $B)) (f64.const 1)))
-            (local.set $inv (f64.div (f64.const 1) (local.get $sum)))
-            (local.set $cr (f64.mul (local.get $R) (local.get $inv)))
-            (local.set $cg (f64.mul (local.get $G) (local.get $inv)))
-            (local.set $dr (f64.sub (local.get $cr) (local.get $refR)))
-            (local.set $dg (f64.sub (local.get $cg) (local.get $refG)))
-            (local.set $kc (f64.sub (f64.const 1) (f64.mul
-              (f64.add (f64.mul (local.get $dr) (local.get $dr)) (f64.mul (local.get $dg) (local.get $dg)))
-              (local.get $invR2))))
-            (if (f64.gt (local.get $kc) (f64.const 0))
-              (then
-                (local.set $pk (f64.mul
-                  (f64.promote_f32 (f32.load (i32.add (local.get $slotPrior) (i32.shl (local.get $q) (i32.const 2)))))
-                  (local.get $kc)))
-                (local.set $wi
-                  (if (result f64) (i32.and (f64.ge (local.get $sum) (local.get $lo)) (f64.le (local.get $sum) (local.get $hi)))
-                    (then (local.get $pk))
-                    (else (f64.mul (local.get $pk)
-                      (call $lumaGate (f64.div (local.get $sum) (f64.const 3)) (local.get $refLuma))))))
-                (local.set $rs (f64.add (local.get $rs) (local.get $wi)))
-                (local.set $rr (f64.add (local.get $rr) (f64.mul (local.get $wi) (local.get $cr))))
-                (local.set $rg (f64.add (local.get $rg) (f64.mul (local.get $wi) (local.get $cg))))
-                (local.set $ry (f64.add (local.get $ry)
-                  (f64.div (f64.mul (local.get $wi) (local.get $sum)) (f64.const 3))))))))
-        (i32.store16
-          (i32.add (local.get $w) (i32.shl (i32.load (i32.add (local.get $slotCrop) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 1)))
-          (i32.trunc_f64_s (f64.add (f64.mul (local.get $wi) (f64.const 32767)) (f64.const 0.5))))
-        (local.set $img (i32.add (local.get $img) (i32.const 12)))
-        (local.set $q (i32.add (local.get $q) (i32.const 1)))
-        (br $slot)))
-    (f64.store offset=0 (local.get $out) (local.get $rs))
-    (f64.store offset=8 (local.get $out) (local.get $rr))
-    (f64.store offset=16 (local.get $out) (local.get $rg))
-    (f64.store offset=24 (local.get $out) (local.get $ry)))
-  ;; skin-trace.ts's lumaGate: 1 on the plateau, ramps to 0 towards too dark and too bright.
-  (func $lumaGate (param $luma f64) (param $ref f64) (result f64)
-    (local $q f64)
-    (local.set $q (f64.div (local.get $luma) (local.get $ref)))
-    (if (i32.or (f64.lt (local.get $q) (f64.const 0.35)) (f64.gt (local.get $q) (f64.const 1.9)))
-      (then (return (f64.const 0))))
-    (if (f64.lt (local.get $q) (f64.const 0.6))
-      (then (return (f64.mul (f64.sub (local.get $q) (f64.const 0.35)) (f64.const 4)))))
-    (if (f64.gt (local.get $q) (f64.const 1.5))
-      (then (return (f64.mul (f64.sub (f64.const 1.9) (local.get $q)) (f64.const 2.5)))))
-    (f64.const 1))
   ;; The sum of four unsigned 32-bit lanes, exactly.
   (func $lanes (param $v v128) (result f64)
     (f64.add

@@ -8,10 +8,9 @@
 // Weights come from an exponentially smoothed image so the mask does not flicker frame to frame;
 // the reference adapts slowly. The state is explicit and owned by the caller (skin-trace-state.ts),
 // so the streaming and offline estimators produce bit-identical traces from the same packets.
-import { CROP_PIXELS } from './face-prior.js';
 import { layout, PHASES as PHASES_EXPORT, type Layout } from './skin-layout.js';
 import type { SkinSample, SkinTraceState } from './skin-trace-state.js';
-import { createCropSums, cropKernel, cropSumsScalar, WEIGHT_ONE, type RefreshSums } from './pixel-sums.js';
+import { createCropSums, cropSums, WEIGHT_ONE } from './pixel-sums.js';
 import { exposureFromSums, type Exposure } from './exposure.js';
 
 /**
@@ -107,12 +106,21 @@ function initialize(s: SkinTraceState, pixels: Uint8Array, L: Layout): void {
   s.initialized = true;
 }
 
+/** Weighted chromaticity and luma sums of one refresh. */
+interface RefreshSums {
+  rs: number;
+  rr: number;
+  rg: number;
+  ry: number;
+}
+
 /**
  * The refresh of slots [q0, q1): each slot's smoothed pixel moves halfway to the crop's, its weight
  * is recomputed, and the refreshed pixels' weighted chromaticity and luma are summed for the skin
- * reference (pixel-sums.wat's `refresh` is this loop, operation for operation).
+ * reference. (The same loop in scalar WebAssembly was no faster: its cost is the divisions and the
+ * branches on the pixel's colour, not JavaScript's.)
  */
-function refreshScalar(
+function refresh(
   pixels: Uint8Array,
   state: SkinTraceState,
   L: Layout,
@@ -188,7 +196,6 @@ const exposure: Exposure = { luma: 0, clipped: 0 };
 export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, out: SkinSample): SkinSample {
   const L = layout();
   if (!state.initialized) initialize(state, pixels, L);
-  const img = state.image;
   const w = state.weights;
   // Refresh one interleaved subset of pixels: image, then weight; the same pass accumulates the
   // subset's weighted chromaticity and luma for the slowly adapting skin reference.
@@ -203,13 +210,7 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   const prior = L.prior;
   const q0 = L.groupStart[phase];
   const q1 = L.groupStart[phase + 1];
-  // The WebAssembly kernels where this thread has them (pixel-sums.ts): the same operations, so the
-  // same bits, as refreshScalar and cropSumsScalar.
-  const k = pixels.length === 3 * CROP_PIXELS ? cropKernel() : null;
-  if (k !== null) {
-    k.begin(pixels, w);
-    k.refresh(img, q0, q1, state.refR, state.refG, refLuma, plateauLo, plateauHi, INV_CHROMA_RADIUS2, refreshed);
-  } else refreshScalar(pixels, state, L, q0, q1, plateauLo, plateauHi, refreshed);
+  refresh(pixels, state, L, q0, q1, plateauLo, plateauHi, refreshed);
   const rs = refreshed.rs;
   const rr = refreshed.rr;
   const rg = refreshed.rg;
@@ -220,11 +221,7 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
     state.refLuma = Math.max(8, state.refLuma + REF_ALPHA * (ry / rs - state.refLuma));
   }
   // The weighted sums over the whole crop, the background's and the face exposure's, in one pass.
-  let c;
-  if (k !== null) {
-    c = k.sums(sums);
-    k.end(w);
-  } else c = cropSumsScalar(pixels, w, sums);
+  const c = cropSums(pixels, w, sums);
   const nb = Math.max(1, L.bgByte.length);
   out.bgR = c.bgR / nb;
   out.bgG = c.bgG / nb;

@@ -24,16 +24,12 @@ export interface Layout {
   groupStart: Int32Array;
   /** Byte offset of the pixel in refresh slot q. */
   slotByte: Int32Array;
-  /** Covered-pixel index k of refresh slot q. */
-  slotPixel: Int32Array;
   /** Refresh slot of covered pixel k. */
   pixelSlot: Int32Array;
   /** Byte offsets of the background reference pixels (backgroundMean). */
   bgByte: Int32Array;
   /** Sum of the prior over the whole crop, in pixel order. */
   priorTotal: number;
-  /** Runs of covered pixels adjacent in the crop: run r covers covered-pixel indices [runStart[r], runStart[r+1]). */
-  runStart: Int32Array;
   /** Prior of the pixel in refresh slot q. */
   slotPrior: Float32Array;
   /** Crop pixel index (byte offset / 3) of the pixel in refresh slot q. */
@@ -70,20 +66,15 @@ export function layout(): Layout {
   groupStart[PHASES] = q;
   let total = 0;
   for (let i = 0; i < prior.length; i++) total += prior[i];
-  const runs: number[] = [0];
-  for (let k = 1; k < n; k++) if (covered[k] !== covered[k - 1] + 1) runs.push(k);
-  runs.push(n);
   layoutCache = {
     n,
     byte,
     prior: pr,
     groupStart,
     slotByte,
-    slotPixel,
     pixelSlot,
     bgByte: backgroundBytes(prior),
     priorTotal: total,
-    runStart: Int32Array.from(runs),
     slotPrior: Float32Array.from(slotPixel, (k) => pr[k]),
     slotCrop: Int32Array.from(slotByte, (j) => j / 3),
     crop: Int32Array.from(covered),

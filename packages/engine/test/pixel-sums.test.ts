@@ -15,6 +15,8 @@ import {
 } from '../src/trace/pixel-sums.js';
 import { PIXEL_SUMS_WASM } from '../src/trace/pixel-sums-wasm.js';
 import { buildRgbTrace, type RgbTrace } from '../src/trace/rgb-trace.js';
+import { skinWeightedRgb } from '../src/trace/skin-trace.js';
+import { createSkinTraceState } from '../src/trace/skin-trace-state.js';
 import { layout } from '../src/trace/skin-layout.js';
 
 function rng(seed: number): () => number {
@@ -76,6 +78,19 @@ describe('crop sums kernel', () => {
     const [a, b] = both(pixels, weights);
     expect(a.faceClipped).toBeGreaterThan(0);
     expect(a).toEqual(b);
+  });
+
+  it('gives a uniform crop its own colour as skin, background and exposure figures, either way', () => {
+    const pixels = new Uint8Array(3 * CROP_PIXELS);
+    for (let i = 0; i < CROP_PIXELS; i++) pixels.set([180, 120, 90], 3 * i);
+    for (const on of [true, false]) {
+      useCropSumsKernel(on);
+      const s = skinWeightedRgb(pixels, createSkinTraceState());
+      expect([s.r, s.g, s.b, s.bgR, s.bgG, s.bgB]).toEqual([180, 120, 90, 180, 120, 90]);
+      expect(s.luma).toBeCloseTo(0.299 * 180 + 0.587 * 120 + 0.114 * 90, 9);
+      expect(s.clipped).toBe(0);
+      expect(s.skinFraction).toBeGreaterThan(0.5);
+    }
   });
 
   it('gives a trace that does not depend on which ran', () => {

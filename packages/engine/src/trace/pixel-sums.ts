@@ -2,7 +2,7 @@
 // (skin-trace.ts), the background reference's channel sums and the face region's exposure sums
 // (exposure.ts). They are the engine's widest per-frame loops (docs/benchmarks.md, Engine), so they
 // run in a small WebAssembly SIMD kernel (pixel-sums.wat) where the runtime has one, and in plain
-// JavaScript otherwise. Weights are integers (16 bits) and every sum is an integer below 2^53, so
+// JavaScript otherwise. Weights are 15-bit integers and every sum is an integer below 2^53, so
 // both give the same figures bit for bit, in any order of addition: a trace does not depend on which
 // ran (tested), and the streaming and offline estimators stay identical.
 import { CROP_PIXELS } from './face-prior.js';
@@ -113,11 +113,8 @@ const FACE_W = 12288;
 const OUT = 16384;
 const GROUPS = CROP_PIXELS / 8;
 
-/** The crop sums kernel of one thread: `begin` copies a crop and its skin weights in, `sums` sums them. */
-interface CropKernel {
-  begin(pixels: Uint8Array, weights: Uint16Array): void;
-  sums(out: CropSums): CropSums;
-}
+/** The crop sums kernel of one thread: cropSums with the crop and its weights copied into its memory. */
+type CropKernel = (pixels: Uint8Array, weights: Uint16Array, out: CropSums) => CropSums;
 
 let kernel: CropKernel | null | undefined;
 
@@ -149,31 +146,26 @@ function bindKernel(instance: WebAssembly.Instance): CropKernel {
   u16.set(bg, BG_W / 2);
   u16.set(face, FACE_W / 2);
   const o = OUT / 8;
-  return {
-    begin(pixels, weights) {
-      bytes.set(pixels, PIX);
-      u16.set(weights, SKIN_W / 2);
-    },
-    sums(out) {
-      sums(PIX, SKIN_W, GROUPS, OUT);
-      out.skinR = f64[o];
-      out.skinG = f64[o + 1];
-      out.skinB = f64[o + 2];
-      out.skinW = f64[o + 3];
-      const max = f64[o + 4];
-      sums(PIX + 24 * bg0, BG_W + 16 * bg0, bg1 - bg0, OUT);
-      out.bgR = f64[o];
-      out.bgG = f64[o + 1];
-      out.bgB = f64[o + 2];
-      sums(PIX + 24 * face0, FACE_W + 16 * face0, face1 - face0, OUT);
-      out.faceR = f64[o];
-      out.faceG = f64[o + 1];
-      out.faceB = f64[o + 2];
-      // No byte of the crop reaches the clipping level: no face pixel is clipped (the common case).
-      out.faceClipped =
-        max < CLIPPED_LEVEL ? 0 : clippedCount(bytes.subarray(PIX, PIX + 3 * CROP_PIXELS), faceExposureOffsets());
-      return out;
-    },
+  return (pixels, weights, out) => {
+    bytes.set(pixels, PIX);
+    u16.set(weights, SKIN_W / 2);
+    sums(PIX, SKIN_W, GROUPS, OUT);
+    out.skinR = f64[o];
+    out.skinG = f64[o + 1];
+    out.skinB = f64[o + 2];
+    out.skinW = f64[o + 3];
+    const max = f64[o + 4];
+    sums(PIX + 24 * bg0, BG_W + 16 * bg0, bg1 - bg0, OUT);
+    out.bgR = f64[o];
+    out.bgG = f64[o + 1];
+    out.bgB = f64[o + 2];
+    sums(PIX + 24 * face0, FACE_W + 16 * face0, face1 - face0, OUT);
+    out.faceR = f64[o];
+    out.faceG = f64[o + 1];
+    out.faceB = f64[o + 2];
+    // No byte of the crop reaches the clipping level: no face pixel is clipped (the common case).
+    out.faceClipped = max < CLIPPED_LEVEL ? 0 : clippedCount(pixels, faceExposureOffsets());
+    return out;
   };
 }
 
@@ -213,7 +205,7 @@ export function useCropSumsKernel(on: boolean): void {
  */
 export function cropSums(pixels: Uint8Array, weights: Uint16Array, out: CropSums): CropSums {
   const k = cropKernel();
-  if (k === null || pixels.length !== 3 * CROP_PIXELS) return cropSumsScalar(pixels, weights, out);
-  k.begin(pixels, weights);
-  return k.sums(out);
+  if (k === null || pixels.length !== 3 * CROP_PIXELS || weights.length !== CROP_PIXELS)
+    return cropSumsScalar(pixels, weights, out);
+  return k(pixels, weights, out);
 }

@@ -15,9 +15,10 @@ import {
 } from '../src/trace/pixel-sums.js';
 import { PIXEL_SUMS_WASM } from '../src/trace/pixel-sums-wasm.js';
 import { buildRgbTrace, type RgbTrace } from '../src/trace/rgb-trace.js';
-import { skinWeightedRgb } from '../src/trace/skin-trace.js';
+import { skinWeightedRgb, skinWeightedRgbInto } from '../src/trace/skin-trace.js';
 import { createSkinTraceState } from '../src/trace/skin-trace-state.js';
-import { layout } from '../src/trace/skin-layout.js';
+import { layout, PHASES } from '../src/trace/skin-layout.js';
+import type { SkinSample } from '../src/trace/skin-trace-state.js';
 
 function rng(seed: number): () => number {
   let x = seed >>> 0;
@@ -91,6 +92,58 @@ describe('crop sums kernel', () => {
       expect(s.clipped).toBe(0);
       expect(s.skinFraction).toBeGreaterThan(0.5);
     }
+  });
+
+  it('refreshes the skin colour model as the plain loop does: clipped, dark, bright, off-colour and odd-length phases', () => {
+    // Each covered pixel holds one kind for 12 frames (three refreshes, so the smoothed image
+    // settles on it), then the kinds move on: skin at the reference's brightness (the luma gate's
+    // plateau), dimmer and brighter (its ramps), far too dim, clipped, off-colour (no skin weight),
+    // plus sensor noise; the kernel (two slots a step) and the plain loop run side by side.
+    const L = layout();
+    expect(L.groupStart.some((q, p) => p < PHASES && (L.groupStart[p + 1] - q) % 2 === 1)).toBe(true);
+    const kinds: [number, number, number][] = [
+      [180, 120, 90],
+      [90, 60, 45],
+      [300, 200, 150],
+      [36, 24, 18],
+      [255, 200, 150],
+      [60, 90, 200],
+      [200, 130, 100],
+    ];
+    const r = rng(3);
+    const fast = createSkinTraceState();
+    const plain = createSkinTraceState();
+    const a: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0, bgB: 0, luma: 0, clipped: 0 };
+    const b = { ...a };
+    const pixels = new Uint8Array(3 * CROP_PIXELS);
+    const seen = new Set<string>();
+    for (let f = 0; f < 240; f++) {
+      const epoch = Math.floor(f / 12);
+      for (let i = 0; i < CROP_PIXELS; i++) {
+        const kind = kinds[(i * 7 + epoch * (1 + (i % 3))) % kinds.length];
+        for (let c = 0; c < 3; c++)
+          pixels[3 * i + c] = Math.max(0, Math.min(255, Math.round(kind[c] + 6 * (r() - 0.5))));
+      }
+      useCropSumsKernel(true);
+      skinWeightedRgbInto(pixels, fast, a);
+      useCropSumsKernel(false);
+      skinWeightedRgbInto(pixels, plain, b);
+      for (const k of Object.keys(a) as (keyof SkinSample)[]) expect(Object.is(a[k], b[k])).toBe(true);
+      expect([fast.refR, fast.refG, fast.refLuma]).toEqual([plain.refR, plain.refG, plain.refLuma]);
+      expect(Buffer.from(fast.weights.buffer).equals(Buffer.from(plain.weights.buffer))).toBe(true);
+      let differ = 0;
+      for (let q = 0; q < L.n; q++) {
+        const m = L.slotImage[q];
+        const d = L.slotStride[q];
+        for (const o of [m, m + d, m + 2 * d]) if (!Object.is(fast.image[o], plain.image[o])) differ++;
+      }
+      expect(differ).toBe(0);
+      for (let k = 0; k < L.n; k++) {
+        const w = fast.weights[L.crop[k]];
+        seen.add(w === 0 ? 'zero' : w >= Math.round(WEIGHT_ONE * L.prior[k]) ? 'full' : 'partial');
+      }
+    }
+    expect([...seen].sort()).toEqual(['full', 'partial', 'zero']);
   });
 
   it('gives a trace that does not depend on which ran', () => {

@@ -4,14 +4,23 @@
 // run in a small WebAssembly SIMD kernel (pixel-sums.wat) where the runtime has one, and in plain
 // JavaScript otherwise. Weights are 15-bit integers and every sum is an integer below 2^53, so
 // both give the same figures bit for bit, in any order of addition: a trace does not depend on which
-// ran (tested), and the streaming and offline estimators stay identical.
+// ran (tested), and the streaming and offline estimators stay identical. The same kernel runs the
+// skin colour model's refresh (skinFrame), with the JavaScript loop's own f64 arithmetic.
 import { CROP_PIXELS } from './face-prior.js';
 import { CLIPPED_LEVEL, faceExposureOffsets } from './exposure.js';
 import { PIXEL_SUMS_WASM } from './pixel-sums-wasm.js';
-import { layout } from './skin-layout.js';
+import { layout, PHASES } from './skin-layout.js';
 
 /** Largest pixel weight: 15 bits, so a kernel lane's 32-bit sum cannot overflow (pixel-sums.wat). */
 export const WEIGHT_ONE = 32767;
+
+/** Weighted chromaticity and luma sums of one refresh of the skin colour model (skin-trace.ts `refresh`). */
+export interface RefreshSums {
+  rs: number;
+  rr: number;
+  rg: number;
+  ry: number;
+}
 
 /** Sums over one crop. Channel sums are integers; divide by the weight or pixel count for means. */
 export interface CropSums {
@@ -104,26 +113,61 @@ function clippedCount(pixels: Uint8Array, idx: Int32Array): number {
   return clipped;
 }
 
-// Kernel memory (one 64 KiB page): the crop, the skin weights, the two fixed masks, the results;
-// pixel-sums.wat keeps its swizzle masks at 65280.
+// Kernel memory (one 64 KiB page): the crop, the skin weights, the two fixed masks, the results,
+// the refresh's slot tables (skin-layout.ts: slotByte, slotCrop, slotPrior) and one phase's smoothed
+// image; pixel-sums.wat keeps its swizzle masks at 65280 and reads the slot tables at these offsets.
 const PIX = 0;
 const SKIN_W = 4096;
 const BG_W = 8192;
 const FACE_W = 12288;
 const OUT = 16384;
+const REFRESH_OUT = 16448;
+const SLOT_BYTE = 20480;
+const SLOT_CROP = 26624;
+const SLOT_PRIOR = 32768;
+const IMAGE = 40960;
 const GROUPS = CROP_PIXELS / 8;
 
-/** The crop sums kernel of one thread: cropSums with the crop and its weights copied into its memory. */
-type CropKernel = (pixels: Uint8Array, weights: Uint16Array, out: CropSums) => CropSums;
+/** The kernel of one thread: cropSums, and a frame's refresh with its sums, in its memory. */
+interface Kernel {
+  sums(pixels: Uint8Array, weights: Uint16Array, out: CropSums): CropSums;
+  frame: SkinFrame;
+}
 
-let kernel: CropKernel | null | undefined;
+/** skinFrame's signature. */
+type SkinFrame = (
+  pixels: Uint8Array,
+  weights: Uint16Array,
+  image: Float32Array,
+  phase: number,
+  model: SkinModel,
+  refreshed: RefreshSums,
+  out: CropSums,
+) => CropSums;
+
+/** The colour model's parameters for one refresh (skin-trace.ts). */
+export interface SkinModel {
+  refR: number;
+  refG: number;
+  refLuma: number;
+  /** R + G + B + 1 within [plateauLo, plateauHi]: the luma gate is exactly 1. */
+  plateauLo: number;
+  plateauHi: number;
+  /** How far a smoothed pixel moves towards the crop's per refresh. */
+  alpha: number;
+  /** 1 / the chromaticity kernel's squared radius. */
+  invChromaRadius2: number;
+}
+
+let kernel: Kernel | null | undefined;
 
 /** The kernel, instantiated once per thread; null where WebAssembly or its SIMD is unavailable (or barred by a page's policy). */
-function cropKernel(): CropKernel | null {
+function cropKernel(): Kernel | null {
   if (kernel !== undefined) return kernel;
   kernel = null;
   const wasm = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
-  if (!wasm || !Number.isInteger(GROUPS) || GROUPS > 256) return kernel;
+  if (!wasm || !Number.isInteger(GROUPS) || GROUPS > 256 || layout().groupImage[PHASES] > 3 * (CROP_PIXELS + PHASES))
+    return kernel;
   try {
     const instance = new wasm.Instance(new wasm.Module(PIXEL_SUMS_WASM), {});
     kernel = bindKernel(instance);
@@ -133,22 +177,56 @@ function cropKernel(): CropKernel | null {
   return kernel;
 }
 
-function bindKernel(instance: WebAssembly.Instance): CropKernel {
+function bindKernel(instance: WebAssembly.Instance): Kernel {
   const memory = instance.exports.memory as WebAssembly.Memory;
   const sums = instance.exports.sums as (pix: number, w: number, groups: number, out: number) => void;
+  const refresh = instance.exports.refresh as (
+    pix: number,
+    w: number,
+    img: number,
+    len: number,
+    t0: number,
+    refR: number,
+    refG: number,
+    refLuma: number,
+    lo: number,
+    hi: number,
+    alpha: number,
+    invR2: number,
+    out: number,
+  ) => void;
   const bytes = new Uint8Array(memory.buffer);
   const u16 = new Uint16Array(memory.buffer);
   const f64 = new Float64Array(memory.buffer);
-  const bg = maskOf(layout().bgByte);
+  const L = layout();
+  const bg = maskOf(L.bgByte);
   const face = maskOf(faceExposureOffsets());
   const [bg0, bg1] = groupRange(bg);
   const [face0, face1] = groupRange(face);
   u16.set(bg, BG_W / 2);
   u16.set(face, FACE_W / 2);
+  // The slot tables by phase, each phase from its image block's start / 3 and padded to an even
+  // length (skin-layout.ts groupStride) with a slot of prior 0 whose weight lands past the crop's.
+  const slotByte = new Int32Array(memory.buffer, SLOT_BYTE, CROP_PIXELS + PHASES);
+  const slotCrop = new Int32Array(memory.buffer, SLOT_CROP, CROP_PIXELS + PHASES);
+  const slotPrior = new Float32Array(memory.buffer, SLOT_PRIOR, CROP_PIXELS + PHASES);
+  for (let p = 0; p < PHASES; p++) {
+    const t0 = L.groupImage[p] / 3;
+    const q0 = L.groupStart[p];
+    for (let i = 0; i < L.groupStride[p]; i++) {
+      const real = q0 + i < L.groupStart[p + 1];
+      slotByte[t0 + i] = real ? L.slotByte[q0 + i] : 0;
+      slotCrop[t0 + i] = real ? L.slotCrop[q0 + i] : CROP_PIXELS;
+      slotPrior[t0 + i] = real ? L.slotPrior[q0 + i] : 0;
+    }
+  }
+  // Each phase's image block in the kernel's memory, and the weights it refreshed.
+  const image = new Float32Array(memory.buffer, IMAGE, L.groupImage[PHASES]);
+  const blocks = Array.from({ length: PHASES }, (_, p) => new Float32Array(memory.buffer, IMAGE, 3 * L.groupStride[p]));
+  const weightsOut = new Uint16Array(memory.buffer, SKIN_W, CROP_PIXELS);
   const o = OUT / 8;
-  return (pixels, weights, out) => {
-    bytes.set(pixels, PIX);
-    u16.set(weights, SKIN_W / 2);
+  const ro = REFRESH_OUT / 8;
+  const cropSumsIn = (pixels: Uint8Array, out: CropSums): CropSums => {
     sums(PIX, SKIN_W, GROUPS, OUT);
     out.skinR = f64[o];
     out.skinG = f64[o + 1];
@@ -166,6 +244,42 @@ function bindKernel(instance: WebAssembly.Instance): CropKernel {
     // No byte of the crop reaches the clipping level: no face pixel is clipped (the common case).
     out.faceClipped = max < CLIPPED_LEVEL ? 0 : clippedCount(pixels, faceExposureOffsets());
     return out;
+  };
+  return {
+    sums(pixels, weights, out) {
+      bytes.set(pixels, PIX);
+      u16.set(weights, SKIN_W / 2);
+      return cropSumsIn(pixels, out);
+    },
+    frame(pixels, weights, img, phase, m, refreshed, out) {
+      const at = L.groupImage[phase];
+      const block = blocks[phase];
+      bytes.set(pixels, PIX);
+      u16.set(weights, SKIN_W / 2);
+      image.set(img.subarray(at, at + block.length));
+      refresh(
+        PIX,
+        SKIN_W,
+        IMAGE,
+        L.groupStride[phase],
+        at / 3,
+        m.refR,
+        m.refG,
+        m.refLuma,
+        m.plateauLo,
+        m.plateauHi,
+        m.alpha,
+        m.invChromaRadius2,
+        REFRESH_OUT,
+      );
+      img.set(block, at);
+      weights.set(weightsOut);
+      refreshed.rs = f64[ro];
+      refreshed.rr = f64[ro + 1];
+      refreshed.rg = f64[ro + 2];
+      refreshed.ry = f64[ro + 3];
+      return cropSumsIn(pixels, out);
+    },
   };
 }
 
@@ -207,5 +321,19 @@ export function cropSums(pixels: Uint8Array, weights: Uint16Array, out: CropSums
   const k = cropKernel();
   if (k === null || pixels.length !== 3 * CROP_PIXELS || weights.length !== CROP_PIXELS)
     return cropSumsScalar(pixels, weights, out);
-  return k(pixels, weights, out);
+  return k.sums(pixels, weights, out);
 }
+
+/** Whether skinFrame can run in this thread (the kernel is there). */
+export function skinFrameAccelerated(): boolean {
+  return cropKernel() !== null;
+}
+
+/**
+ * One frame of the skin trace in the kernel (only where skinFrameAccelerated): the colour model's
+ * refresh of one phase's slots (skin-trace.ts `refresh`: `image` and `weights` updated in place,
+ * the refresh's sums in `refreshed`), then cropSums of the crop under the refreshed weights. The
+ * same figures as those two in plain JavaScript, bit for bit.
+ */
+export const skinFrame: SkinFrame = (pixels, weights, image, phase, model, refreshed, out) =>
+  cropKernel()!.frame(pixels, weights, image, phase, model, refreshed, out);

@@ -36,6 +36,19 @@ export interface Layout {
   slotCrop: Int32Array;
   /** Crop pixel index of covered pixel k. */
   crop: Int32Array;
+  /**
+   * The smoothed image (SkinTraceState.image) by phase: phase p's slots [groupStart[p],
+   * groupStart[p+1]) are one block from groupImage[p], three planes (R, G, B) of groupStride[p]
+   * values each: the group's length rounded up to even (the kernel refreshes two slots a step; a
+   * plane's last value is unused when the length is odd), so one phase's refresh reads and writes
+   * one contiguous block. groupImage[PHASES] is the image's length.
+   */
+  groupImage: Int32Array;
+  groupStride: Int32Array;
+  /** Where the image keeps slot q's red value; green is slotStride[q] further, blue 2·slotStride[q]. */
+  slotImage: Int32Array;
+  /** groupStride of slot q's phase. */
+  slotStride: Int32Array;
 }
 
 let layoutCache: Layout | null = null;
@@ -64,6 +77,21 @@ export function layout(): Layout {
     }
   }
   groupStart[PHASES] = q;
+  const groupImage = new Int32Array(PHASES + 1);
+  const groupStride = new Int32Array(PHASES);
+  const slotImage = new Int32Array(n);
+  const slotStride = new Int32Array(n);
+  for (let ph = 0; ph < PHASES; ph++) {
+    const a = groupStart[ph];
+    const len = groupStart[ph + 1] - a;
+    const stride = len + (len & 1);
+    groupStride[ph] = stride;
+    groupImage[ph + 1] = groupImage[ph] + 3 * stride;
+    for (let s = a; s < a + len; s++) {
+      slotImage[s] = groupImage[ph] + (s - a);
+      slotStride[s] = stride;
+    }
+  }
   let total = 0;
   for (let i = 0; i < prior.length; i++) total += prior[i];
   layoutCache = {
@@ -78,6 +106,10 @@ export function layout(): Layout {
     slotPrior: Float32Array.from(slotPixel, (k) => pr[k]),
     slotCrop: Int32Array.from(slotByte, (j) => j / 3),
     crop: Int32Array.from(covered),
+    groupImage,
+    groupStride,
+    slotImage,
+    slotStride,
   };
   return layoutCache;
 }

@@ -2,13 +2,14 @@
 // the caller, so the streaming and offline estimators produce bit-identical traces from the same
 // packets.
 import { CROP_PIXELS } from './face-prior.js';
-import { layout } from './skin-layout.js';
+import { layout, PHASES } from './skin-layout.js';
 
 export interface SkinTraceState {
   /**
-   * Smoothed crop (RGB, float) of the pixels the face prior covers (prior > 0), stored in refresh
-   * order (layout.slotByte): each pixel is refreshed every PHASES frames. Pixels outside the prior
-   * never get a weight, so their smoothed values were never read and are not kept.
+   * Smoothed crop (RGB, float) of the pixels the face prior covers (prior > 0), stored by refresh
+   * phase, each phase's slots as three planes R, G, B (layout.groupImage): each pixel is refreshed
+   * every PHASES frames. Pixels outside the prior never get a weight, so their smoothed values were
+   * never read and are not kept.
    */
   image: Float32Array;
   /**
@@ -41,9 +42,9 @@ export interface SkinSample {
 }
 
 export function createSkinTraceState(): SkinTraceState {
-  const n = layout().n;
+  const L = layout();
   return {
-    image: new Float32Array(n * 3),
+    image: new Float32Array(L.groupImage[PHASES]),
     weights: new Uint16Array(CROP_PIXELS),
     refR: 0.4,
     refG: 0.32,

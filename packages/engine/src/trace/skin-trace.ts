@@ -10,8 +10,18 @@
 // so the streaming and offline estimators produce bit-identical traces from the same packets.
 import { layout, PHASES as PHASES_EXPORT, type Layout } from './skin-layout.js';
 import type { SkinSample, SkinTraceState } from './skin-trace-state.js';
-import { createCropSums, cropSums, WEIGHT_ONE } from './pixel-sums.js';
+import {
+  createCropSums,
+  cropSums,
+  skinFrame,
+  skinFrameAccelerated,
+  WEIGHT_ONE,
+  type CropSums,
+  type RefreshSums,
+  type SkinModel,
+} from './pixel-sums.js';
 import { exposureFromSums, type Exposure } from './exposure.js';
+import { CROP_PIXELS } from './face-prior.js';
 
 /**
  * The colour model runs on an interleaved quarter of the pixels per frame (every pixel is refreshed
@@ -64,10 +74,12 @@ function updateReference(s: SkinTraceState, L: Layout, alpha: number): void {
   for (let k = 0; k < L.n; k++) {
     const wi = w[L.crop[k]];
     if (wi <= 0) continue;
-    const m = 3 * L.pixelSlot[k];
+    const q = L.pixelSlot[k];
+    const m = L.slotImage[q];
+    const d = L.slotStride[q];
     const R = img[m];
-    const G = img[m + 1];
-    const B = img[m + 2];
+    const G = img[m + d];
+    const B = img[m + 2 * d];
     const sum = R + G + B + 1;
     ws += wi;
     cr += (wi * R) / sum;
@@ -83,17 +95,21 @@ function updateReference(s: SkinTraceState, L: Layout, alpha: number): void {
 function refreshAllWeights(s: SkinTraceState, L: Layout): void {
   const img = s.image;
   for (let k = 0; k < L.n; k++) {
-    const m = 3 * L.pixelSlot[k];
-    s.weights[L.crop[k]] = quantize(pixelWeight(img[m], img[m + 1], img[m + 2], L.prior[k], s));
+    const q = L.pixelSlot[k];
+    const m = L.slotImage[q];
+    const d = L.slotStride[q];
+    s.weights[L.crop[k]] = quantize(pixelWeight(img[m], img[m + d], img[m + 2 * d], L.prior[k], s));
   }
 }
 
 function initialize(s: SkinTraceState, pixels: Uint8Array, L: Layout): void {
   for (let q = 0; q < L.n; q++) {
     const j = L.slotByte[q];
-    s.image[3 * q] = pixels[j];
-    s.image[3 * q + 1] = pixels[j + 1];
-    s.image[3 * q + 2] = pixels[j + 2];
+    const m = L.slotImage[q];
+    const d = L.slotStride[q];
+    s.image[m] = pixels[j];
+    s.image[m + d] = pixels[j + 1];
+    s.image[m + 2 * d] = pixels[j + 2];
   }
   // Start from the prior alone (squared: the centre of the face), then refine the colour model.
   for (let k = 0; k < L.n; k++) s.weights[L.crop[k]] = quantize(L.prior[k] * L.prior[k]);
@@ -106,19 +122,11 @@ function initialize(s: SkinTraceState, pixels: Uint8Array, L: Layout): void {
   s.initialized = true;
 }
 
-/** Weighted chromaticity and luma sums of one refresh. */
-interface RefreshSums {
-  rs: number;
-  rr: number;
-  rg: number;
-  ry: number;
-}
-
 /**
  * The refresh of slots [q0, q1): each slot's smoothed pixel moves halfway to the crop's, its weight
  * is recomputed, and the refreshed pixels' weighted chromaticity and luma are summed for the skin
- * reference. (The same loop in scalar WebAssembly was no faster: its cost is the divisions and the
- * branches on the pixel's colour, not JavaScript's.)
+ * reference. Where WebAssembly SIMD runs, the kernel's `refresh` (pixel-sums.wat) does the same two
+ * slots at a time, with the same figures bit for bit; this loop is the reference and the fallback.
  */
 function refresh(
   pixels: Uint8Array,
@@ -138,20 +146,23 @@ function refresh(
   const slotByte = L.slotByte;
   const slotCrop = L.slotCrop;
   const slotPrior = L.slotPrior;
+  // The phase's planes (layout.groupImage): R of slot q at m, G at m + d, B at m + 2d.
+  const d = L.slotStride[q0];
+  const m0 = L.slotImage[q0] - q0;
   let rs = 0;
   let rr = 0;
   let rg = 0;
   let ry = 0;
   for (let q = q0; q < q1; q++) {
     const j = slotByte[q];
-    const m = 3 * q;
+    const m = m0 + q;
     // As `img[m] += …` but keeping the unrounded sum, which is what that expression yields.
     const R = img[m] + IMAGE_ALPHA * (pixels[j] - img[m]);
     img[m] = R;
-    const G = img[m + 1] + IMAGE_ALPHA * (pixels[j + 1] - img[m + 1]);
-    img[m + 1] = G;
-    const B = img[m + 2] + IMAGE_ALPHA * (pixels[j + 2] - img[m + 2]);
-    img[m + 2] = B;
+    const G = img[m + d] + IMAGE_ALPHA * (pixels[j + 1] - img[m + d]);
+    img[m + d] = G;
+    const B = img[m + 2 * d] + IMAGE_ALPHA * (pixels[j + 2] - img[m + 2 * d]);
+    img[m + 2 * d] = B;
     let wi = 0;
     if (R < 253.5 && G < 253.5 && B < 253.5) {
       const sum = R + G + B + 1;
@@ -191,6 +202,15 @@ const scratch: SkinSample = { r: 0, g: 0, b: 0, skinFraction: 0, bgR: 0, bgG: 0,
 const sums = createCropSums();
 const refreshed: RefreshSums = { rs: 0, rr: 0, rg: 0, ry: 0 };
 const exposure: Exposure = { luma: 0, clipped: 0 };
+const model: SkinModel = {
+  refR: 0,
+  refG: 0,
+  refLuma: 0,
+  plateauLo: 0,
+  plateauHi: 0,
+  alpha: IMAGE_ALPHA,
+  invChromaRadius2: INV_CHROMA_RADIUS2,
+};
 
 /** skinWeightedRgb writing into `out` (no allocation per frame); returns `out`. */
 export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, out: SkinSample): SkinSample {
@@ -210,7 +230,20 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   const prior = L.prior;
   const q0 = L.groupStart[phase];
   const q1 = L.groupStart[phase + 1];
-  refresh(pixels, state, L, q0, q1, plateauLo, plateauHi, refreshed);
+  // The weighted sums over the whole crop, the background's and the face exposure's, come from the
+  // same pass (the kernel, pixel-sums.ts) or right after the refresh (the plain loops).
+  let c: CropSums;
+  if (pixels.length === 3 * CROP_PIXELS && skinFrameAccelerated()) {
+    model.refR = state.refR;
+    model.refG = state.refG;
+    model.refLuma = refLuma;
+    model.plateauLo = plateauLo;
+    model.plateauHi = plateauHi;
+    c = skinFrame(pixels, w, state.image, phase, model, refreshed, sums);
+  } else {
+    refresh(pixels, state, L, q0, q1, plateauLo, plateauHi, refreshed);
+    c = cropSums(pixels, w, sums);
+  }
   const rs = refreshed.rs;
   const rr = refreshed.rr;
   const rg = refreshed.rg;
@@ -220,8 +253,6 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
     state.refG += REF_ALPHA * (rg / rs - state.refG);
     state.refLuma = Math.max(8, state.refLuma + REF_ALPHA * (ry / rs - state.refLuma));
   }
-  // The weighted sums over the whole crop, the background's and the face exposure's, in one pass.
-  const c = cropSums(pixels, w, sums);
   const nb = Math.max(1, L.bgByte.length);
   out.bgR = c.bgR / nb;
   out.bgG = c.bgG / nb;

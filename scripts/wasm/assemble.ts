@@ -13,6 +13,11 @@ export const MODULES = [
     ts: fileURLToPath(new URL('../../packages/engine/src/trace/pixel-sums-wasm.ts', import.meta.url)),
     name: 'PIXEL_SUMS_WASM',
   },
+  {
+    wat: fileURLToPath(new URL('../../packages/media/src/yuv-crop.wat', import.meta.url)),
+    ts: fileURLToPath(new URL('../../packages/media/src/yuv-crop-wasm.ts', import.meta.url)),
+    name: 'YUV_CROP_WASM',
+  },
 ];
 
 /** The binary module of a WebAssembly text file (SIMD enabled). */

@@ -8,16 +8,13 @@
  * the bundled ffmpeg runs for `-pix_fmt rgb24`): samples promoted by 3 bits, 16-bit coefficients
  * rounded from the colour matrix, `pmulhw` (multiply, keep the high 16 bits), chroma shared by
  * each 2x2 block, the sum saturated to 0..255. It gives the bytes that ffmpeg gave before, bit for
- * bit (packages/media/test/yuv.test.ts compares whole clips), so packets did not change.
+ * bit (packages/media/test/yuv.test.ts compares whole clips), so packets did not change. The
+ * tracked frames' face crops skip RGB altogether (yuv-crop.ts, the same bytes).
  */
+import { i420CropRgb } from './yuv-crop.js';
+import { yuvCoefficients, type YuvMatrix } from './yuv-matrix.js';
 
-/** The colour matrices the conversion knows, as libswscale's inverse tables (crv, cbu, cgu, cgv; 16.16). */
-const MATRICES = {
-  bt601: [104597, 132201, 25675, 53279],
-  bt709: [117489, 138438, 13975, 34925],
-} as const;
-
-export type YuvMatrix = keyof typeof MATRICES;
+export type { YuvMatrix } from './yuv-matrix.js';
 
 /** A pixel format and colour tags that the JS conversion reproduces; null when ffmpeg must convert. */
 export function yuvMatrixFor(
@@ -52,16 +49,10 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** `pmulhw`: the high 16 bits of a signed 16x16-bit product. */
 const mulhi = (a: number, b: number): number => (a * b) >> 16;
-/** libswscale's roundToInt16 of a 16.16 coefficient scaled by 2^13. */
-const coeff = (c: number): number => Math.floor((c * 8192 + 32768) / 65536);
-
 function tables(matrix: YuvMatrix): Tables {
   let t = cache.get(matrix);
   if (t) return t;
-  const [crv, cbu, cgu, cgv] = MATRICES[matrix];
-  // Limited range: luma scaled by 255/219 (16.16, integer division as libswscale does), offset 16.
-  const yCoeff = coeff(Math.floor((65536 * 255) / 219));
-  const [vr, ub, ug, vg] = [coeff(crv), coeff(cbu), coeff(-cgu), coeff(-cgv)];
+  const { yCoeff, vr, ub, ug, vg } = yuvCoefficients(matrix);
   const table = (): Int32Array => new Int32Array(256);
   t = { y: table(), rV: table(), gU: table(), gV: table(), bU: table() };
   for (let i = 0; i < 256; i++) {
@@ -316,6 +307,11 @@ export class I420Frame {
     const x1 = clamp(Math.ceil(box.x + box.width) + 2, x0 + 1, w);
     const y1 = clamp(Math.ceil(box.y + box.height) + 2, y0 + 1, h);
     i420ToRgbRegion(this.yuv, w, h, this.matrix, this.data, x0, y0, x1, y1);
+  }
+
+  /** The face crop of `box` from the planes (yuv-crop.ts), without making RGB; null where the kernel cannot. */
+  cropRgb(box: { x: number; y: number; width: number; height: number }): Uint8Array | null {
+    return i420CropRgb(this.yuv, this.width, this.height, this.matrix, box);
   }
 }
 

@@ -149,8 +149,8 @@ export function cropResizeRgb(
 ): Uint8Array {
   if (src.length < srcWidth * srcHeight * channels) throw new RangeError('source smaller than its dimensions');
   if (out.length !== outWidth * outHeight * 3) throw new RangeError('output buffer has the wrong size');
-  const xs = spans(box.x, box.width, outWidth, srcWidth);
-  const ys = spans(box.y, box.height, outHeight, srcHeight);
+  const xs = cropSpans(box.x, box.width, outWidth, srcWidth);
+  const ys = cropSpans(box.y, box.height, outHeight, srcHeight);
   const rowStride = srcWidth * channels;
   let o = 0;
   for (let oy = 0; oy < outHeight; oy++) {
@@ -189,8 +189,11 @@ export function cropResizeRgb(
   return out;
 }
 
-/** Integer [start, end) source ranges, one per output pixel, each at least one pixel wide. */
-function spans(start: number, length: number, outSize: number, srcSize: number): Int32Array {
+/**
+ * Integer [start, end) source ranges, one per output pixel, each at least one pixel wide: the pixels
+ * cropResizeRgb averages along one axis (frame coordinates; outside the frame it reads the edge).
+ */
+export function cropSpans(start: number, length: number, outSize: number, srcSize: number): Int32Array {
   const r = new Int32Array(outSize * 2);
   const step = length / outSize;
   for (let i = 0; i < outSize; i++) {

@@ -60,4 +60,9 @@ export interface TrackerFrame extends RgbImage {
    * where a crop of `box` reads it (the whole frame for null). Called before each crop.
    */
   prepareRegion?(box: Box | null): void;
+  /**
+   * For such frames: the face crop of `box` made without RGB (cropResizeRgb's pixels, bit for bit),
+   * or null where it cannot be (the tracker then calls `prepareRegion` and crops `data`).
+   */
+  cropRgb?(box: Box): Uint8Array | null;
 }

@@ -100,16 +100,11 @@ export class Packetizer {
     this.updateMotion(t, box);
 
     const cropped = this.opts.cropBox ? this.opts.cropBox(box) : box;
-    frame.prepareRegion?.(cropped);
-    const pixels = cropResizeRgb(
-      frame.data,
-      frame.width,
-      frame.height,
-      cropped,
-      undefined,
-      undefined,
-      frame.channels ?? 3,
-    );
+    let pixels = frame.cropRgb?.(cropped) ?? null;
+    if (pixels === null) {
+      frame.prepareRegion?.(cropped);
+      pixels = cropResizeRgb(frame.data, frame.width, frame.height, cropped, undefined, undefined, frame.channels ?? 3);
+    }
     const brightness = meanLuma(pixels);
     this.out({ type: 1, seq: frame.index, tMicros, flags: 0, pixels });
 

@@ -57,6 +57,11 @@ const YS = XS + 8 * CROP_SIZE;
 const ACC = 8192;
 /** Bytes the kernel may read past a plane's last row (its last eight-pixel step). */
 const SLACK = 16;
+/**
+ * The most the kernel's memory grows to (per thread; it never shrinks): the rows of a box across a
+ * whole 4096x3072 frame (the probe's cap) need ~19 MB. Beyond it the JavaScript path runs.
+ */
+const MAX_MEMORY_BYTES = 32 * 1024 * 1024;
 /** A span's sum of 8-bit samples stays below 2^31. */
 const MAX_SPAN_PIXELS = Math.floor((2 ** 31 - 1) / 255);
 
@@ -139,6 +144,7 @@ export function i420CropRgb(
   const uAt = align16(yAt + yBytes + SLACK);
   const vAt = align16(uAt + cBytes + SLACK);
   const end = vAt + cBytes + SLACK;
+  if (end > MAX_MEMORY_BYTES) return null;
   const memory = k.memory;
   if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
   if (k.bytes.buffer !== memory.buffer) {

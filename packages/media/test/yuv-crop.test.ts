@@ -103,6 +103,15 @@ describe('face crop from I420 planes', () => {
     expect(Array.from(cropResizeRgb(frame.data, w, h, box))).toEqual(Array.from(fast!));
   });
 
+  it('leaves a box whose rows would grow the kernel past its memory cap to the JavaScript path', () => {
+    // 8192x4096 (twice the probe's widest frame): the whole frame's rows are ~50 MB.
+    const w = 8192;
+    const h = 4096;
+    const yuv = new Uint8Array(i420Bytes(w, h)).fill(128);
+    expect(i420CropRgb(yuv, w, h, 'bt601', { x: 0, y: 0, width: w, height: h })).toBeNull();
+    expect(i420CropRgb(yuv, w, h, 'bt601', { x: 4000, y: 2000, width: 300, height: 300 })).not.toBeNull();
+  });
+
   it('leaves a span too large for 32-bit sums to the JavaScript path', () => {
     const w = 4096;
     const h = 3072;

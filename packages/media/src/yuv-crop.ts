@@ -3,8 +3,9 @@
  * crop that `cropResizeRgb` makes of the frame's RGB, bit for bit, in a WebAssembly SIMD kernel
  * (yuv-crop.wat) that converts only the crop's rows and columns and sums them as it goes, so the
  * tracked frames between two face analyses (seven of eight) never become RGB. Where the kernel
- * cannot run (no WebAssembly SIMD, a span whose sums could pass 32 bits) `i420CropRgb` returns null
- * and the caller converts the region and crops in JavaScript as before.
+ * cannot run (no WebAssembly SIMD, a span whose sums could pass 32 bits, a box whose rows would
+ * grow its memory past MAX_MEMORY_BYTES or that the engine refuses to grow) `i420CropRgb` returns
+ * null and the caller converts the region and crops in JavaScript as before.
  */
 import { CROP_SIZE, cropSpans, type Box } from '@vitals/protocol';
 import { yuvCoefficients, type YuvMatrix } from './yuv-matrix.js';
@@ -146,7 +147,13 @@ export function i420CropRgb(
   const end = vAt + cBytes + SLACK;
   if (end > MAX_MEMORY_BYTES) return null;
   const memory = k.memory;
-  if (end > memory.buffer.byteLength) memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
+  if (end > memory.buffer.byteLength) {
+    try {
+      memory.grow(Math.ceil((end - memory.buffer.byteLength) / 65536));
+    } catch {
+      return null; // the engine would not grow it (out of memory): the JavaScript path
+    }
+  }
   if (k.bytes.buffer !== memory.buffer) {
     k.bytes = new Uint8Array(memory.buffer);
     k.i32 = new Int32Array(memory.buffer);

@@ -302,12 +302,12 @@ function groupRange(weights: Uint16Array): [number, number] {
   return last < 0 ? [0, 0] : [Math.floor(first / 8), Math.floor(last / 8) + 1];
 }
 
-/** Whether crops are summed by the WebAssembly kernel in this thread. */
+/** Whether the WebAssembly kernel (cropSums, skinFrame) runs in this thread. */
 export function cropSumsAccelerated(): boolean {
   return cropKernel() !== null;
 }
 
-/** Turns the kernel off (the scalar path, as where WebAssembly is barred) or back on: for tests and benchmarks. */
+/** Turns the kernel off (the plain loops, as where WebAssembly is barred) or back on: for tests and benchmarks. */
 export function useCropSumsKernel(on: boolean): void {
   kernel = on ? undefined : null;
 }
@@ -324,13 +324,8 @@ export function cropSums(pixels: Uint8Array, weights: Uint16Array, out: CropSums
   return k.sums(pixels, weights, out);
 }
 
-/** Whether skinFrame can run in this thread (the kernel is there). */
-export function skinFrameAccelerated(): boolean {
-  return cropKernel() !== null;
-}
-
 /**
- * One frame of the skin trace in the kernel (only where skinFrameAccelerated): the colour model's
+ * One frame of the skin trace in the kernel (only where cropSumsAccelerated): the colour model's
  * refresh of one phase's slots (skin-trace.ts `refresh`: `image` and `weights` updated in place,
  * the refresh's sums in `refreshed`), then cropSums of the crop under the refreshed weights. The
  * same figures as those two in plain JavaScript, bit for bit.

@@ -14,7 +14,7 @@ import {
   createCropSums,
   cropSums,
   skinFrame,
-  skinFrameAccelerated,
+  cropSumsAccelerated,
   WEIGHT_ONE,
   type CropSums,
   type RefreshSums,
@@ -233,7 +233,7 @@ export function skinWeightedRgbInto(pixels: Uint8Array, state: SkinTraceState, o
   // The weighted sums over the whole crop, the background's and the face exposure's, come from the
   // same pass (the kernel, pixel-sums.ts) or right after the refresh (the plain loops).
   let c: CropSums;
-  if (pixels.length === 3 * CROP_PIXELS && skinFrameAccelerated()) {
+  if (pixels.length === 3 * CROP_PIXELS && cropSumsAccelerated()) {
     model.refR = state.refR;
     model.refG = state.refG;
     model.refLuma = refLuma;
